@@ -1,0 +1,1 @@
+"""cascade-opt: cascading scheduler for the Arm Ethos-U microNPU, built on xDSL."""
