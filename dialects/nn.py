@@ -1,0 +1,1109 @@
+"""The `nn` dialect: quantized int8 tensor operators, as TFLite defines them.
+
+Every activation is a `tensor<...xi8>` in NHWC order; biases are `tensor<...xi32>`.
+Quantization is carried by the operators, not the types: each operator names the
+`#nn.quant` of every quantized operand and of its result, and the verifier checks
+that a consumer agrees with the producer of each operand it reads.
+
+Each operator also derives its access relation (`HasAccessRelation`): for an
+output box, the box of each operand it reads. The cascading planner uses only
+that, so nothing here knows about any accelerator.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from fractions import Fraction
+from math import lcm
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    I64,
+    AffineMapAttr,
+    ArrayAttr,
+    BoolAttr,
+    DenseArrayBase,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+    f32,
+    i64,
+)
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    SpacedOpaqueSyntaxAttribute,
+    SSAValue,
+)
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+from cascade.dialects.access import (
+    AccessRelation,
+    Rational,
+    Region,
+    broadcast_relation,
+    follows_axis,
+    identity_relation,
+    reads_whole_axis,
+    relation_from_rows,
+    window_row,
+)
+
+# --------------------------------------------------------------------------- #
+# Attributes
+# --------------------------------------------------------------------------- #
+
+
+@irdl_attr_definition
+class QuantAttr(ParametrizedAttribute):
+    """Affine int8 quantization: real = scale * (q - zero_point).
+
+    Per-tensor: `#nn.quant<0.0235:-128>`. Per-channel along `axis`:
+    `#nn.quant<axis 0: [0.01:0, 0.02:0]>`. Scales are float32, as in TFLite.
+    """
+
+    name = "nn.quant"
+
+    scale: DenseArrayBase[Float32Type]
+    zero_point: DenseArrayBase[IntegerType]
+    axis: IntegerAttr
+
+    def __init__(self, scale: Sequence[float] | float, zero_point: Sequence[int] | int, axis: int = -1):
+        scales = [scale] if isinstance(scale, int | float) else list(scale)
+        zero_points = [zero_point] if isinstance(zero_point, int) else list(zero_point)
+        super().__init__(
+            DenseArrayBase.from_list(f32, scales),
+            DenseArrayBase.from_list(i64, zero_points),
+            IntegerAttr(axis, i64),
+        )
+
+    @property
+    def scales(self) -> tuple[float, ...]:
+        return self.scale.get_values()
+
+    @property
+    def zero_points(self) -> tuple[int, ...]:
+        return self.zero_point.get_values()
+
+    @property
+    def channel_axis(self) -> int:
+        return self.axis.value.data
+
+    @property
+    def is_per_channel(self) -> bool:
+        return self.channel_axis >= 0
+
+    def verify(self) -> None:
+        if len(self.scale) == 0:
+            raise VerifyException("quantization needs at least one scale")
+        if len(self.scale) != len(self.zero_point):
+            raise VerifyException(f"quantization has {len(self.scale)} scales but {len(self.zero_point)} zero points")
+        if any(not s > 0 for s in self.scales):
+            raise VerifyException("quantization scales must be positive")
+        if self.channel_axis < -1:
+            raise VerifyException(f"quantization axis must be >= -1, got {self.channel_axis}")
+        if not self.is_per_channel and len(self.scale) != 1:
+            raise VerifyException("per-tensor quantization must have exactly one scale")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            axis = -1
+            if parser.parse_optional_keyword("axis") is not None:
+                axis = parser.parse_integer(allow_boolean=False, allow_negative=False)
+                parser.parse_punctuation(":")
+                pairs = parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE, lambda: _parse_scale_zero_point(parser)
+                )
+            else:
+                pairs = [_parse_scale_zero_point(parser)]
+        return (
+            DenseArrayBase.from_list(f32, [s for s, _ in pairs]),
+            DenseArrayBase.from_list(i64, [z for _, z in pairs]),
+            IntegerAttr(axis, i64),
+        )
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            if not self.is_per_channel:
+                _print_scale_zero_point(printer, self.scales[0], self.zero_points[0])
+                return
+            printer.print_string(f"axis {self.channel_axis}: ")
+            with printer.in_square_brackets():
+                printer.print_list(
+                    zip(self.scales, self.zero_points, strict=True),
+                    lambda pair: _print_scale_zero_point(printer, *pair),
+                )
+
+
+def _parse_scale_zero_point(parser: AttrParser) -> tuple[float, int]:
+    scale = parser.parse_number()
+    if isinstance(scale, int):
+        parser.raise_error("expected a floating-point scale, such as 0.5")
+    parser.parse_punctuation(":")
+    return scale, parser.parse_integer(allow_boolean=False)
+
+
+def _print_scale_zero_point(printer: Printer, scale: float, zero_point: int) -> None:
+    # The shortest decimal that reads back as the same float32: 0.023529412, not 2.352941e-02.
+    shortest = np.format_float_positional(np.float32(scale), unique=True, trim="0")
+    printer.print_string(f"{shortest}:{zero_point}")
+
+
+class Activation(StrEnum):
+    """Fused activations: a clamp of the quantized output, as TFLite defines them."""
+
+    NONE = "none"
+    RELU = "relu"
+    RELU6 = "relu6"
+    RELU_N1_TO_1 = "relu_n1_to_1"
+
+
+@irdl_attr_definition
+class ActivationAttr(EnumAttribute[Activation], SpacedOpaqueSyntaxAttribute):
+    """`#nn<activation relu6>`"""
+
+    name = "nn.activation"
+
+
+class PoolKind(StrEnum):
+    MAX = "max"
+    AVG = "avg"
+
+
+@irdl_attr_definition
+class PoolKindAttr(EnumAttribute[PoolKind], SpacedOpaqueSyntaxAttribute):
+    """`#nn<pool_kind max>`"""
+
+    name = "nn.pool_kind"
+
+
+class ResizeMode(StrEnum):
+    NEAREST = "nearest"
+    BILINEAR = "bilinear"
+
+
+@irdl_attr_definition
+class ResizeModeAttr(EnumAttribute[ResizeMode], SpacedOpaqueSyntaxAttribute):
+    """`#nn<resize_mode bilinear>`"""
+
+    name = "nn.resize_mode"
+
+
+# --------------------------------------------------------------------------- #
+# Helpers shared by the verifiers
+# --------------------------------------------------------------------------- #
+
+_I8 = IntegerType(8)
+_I32 = IntegerType(32)
+
+
+def _tensor(value: SSAValue, what: str, element: IntegerType = _I8) -> TensorType:
+    ty = value.type
+    if not isinstance(ty, TensorType):
+        raise VerifyException(f"{what} must be a ranked tensor, got {ty}")
+    if ty.element_type != element:
+        raise VerifyException(f"{what} must have element type {element}, got {ty.element_type}")
+    if any(d < 0 for d in ty.get_shape()):
+        raise VerifyException(f"{what} must have a static shape, got {ty}")
+    return ty
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    ty = value.type
+    assert isinstance(ty, TensorType)
+    return ty.get_shape()
+
+
+def _ints(attr: DenseArrayBase, what: str, count: int, minimum: int) -> tuple[int, ...]:
+    values = attr.get_values()
+    if len(values) != count:
+        raise VerifyException(f"{what} must have {count} entries, got {len(values)}")
+    if any(v < minimum for v in values):
+        raise VerifyException(f"{what} entries must be >= {minimum}, got {list(values)}")
+    return tuple(int(v) for v in values)
+
+
+def _i64_array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+def _per_tensor(quant: QuantAttr, what: str) -> None:
+    if quant.is_per_channel:
+        raise VerifyException(f"{what} must be per-tensor quantized")
+
+
+def _int8_zero_point(quant: QuantAttr, what: str) -> None:
+    if any(not -128 <= z <= 127 for z in quant.zero_points):
+        raise VerifyException(f"{what} zero point must be in [-128, 127], got {list(quant.zero_points)}")
+
+
+def _window_output_size(size: int, kernel: int, stride: int, dilation: int, pad: int) -> int:
+    """Output extent of a sliding window; e.g. 7 rows, 3x3, stride 2, pads 1+1: (9-3)//2+1 = 4."""
+    span = (kernel - 1) * dilation + 1
+    return (size + pad - span) // stride + 1
+
+
+def _check_window(
+    in_shape: Sequence[int],
+    out_shape: Sequence[int],
+    kernel: Sequence[int],
+    stride: Sequence[int],
+    dilation: Sequence[int],
+    padding: Sequence[int],
+) -> None:
+    pads = (padding[0] + padding[2], padding[1] + padding[3])
+    for axis, name in ((0, "height"), (1, "width")):
+        expected = _window_output_size(in_shape[1 + axis], kernel[axis], stride[axis], dilation[axis], pads[axis])
+        if expected < 1:
+            raise VerifyException(
+                f"kernel {kernel[axis]} (dilation {dilation[axis]}) does not fit the input {name} "
+                f"{in_shape[1 + axis]} with padding {pads[axis]}"
+            )
+        if out_shape[1 + axis] != expected:
+            raise VerifyException(
+                f"output {name} must be {expected} for input {name} {in_shape[1 + axis]}, kernel "
+                f"{kernel[axis]}, stride {stride[axis]}, dilation {dilation[axis]}, padding {pads[axis]}; "
+                f"got {out_shape[1 + axis]}"
+            )
+
+
+def _same_quant(op: Operation, *quants: QuantAttr) -> None:
+    """TFLite computes some int8 operators on raw values, so every tensor must share one quantization."""
+    if any(q != quants[0] for q in quants[1:]):
+        raise VerifyException(f"{op.name} needs the same quantization on its inputs and output")
+
+
+def _check_producer_quant(operand: SSAValue, quant: QuantAttr, what: str) -> None:
+    """A consumer must read an operand with the quantization its producer wrote."""
+    producer = operand.owner
+    if not isinstance(producer, NNOperation):
+        return
+    written = producer.result_quant()
+    if written is not None and written != quant:
+        raise VerifyException(
+            f"{what} quantization {quant} differs from {written} written by its producer {producer.name}"
+        )
+
+
+def _nhwc(value: SSAValue, what: str) -> tuple[int, ...]:
+    shape = _tensor(value, what).get_shape()
+    if len(shape) != 4:
+        raise VerifyException(f"{what} must be a 4-D NHWC tensor, got rank {len(shape)}")
+    return shape
+
+
+def to_affine_maps(relation: AccessRelation) -> tuple[AffineMap, AffineMap]:
+    """The relation as two affine maps, from an output point to the first and last input point.
+
+    A fractional entry p/q becomes a floor division: `(d1 * p + r) floordiv q`.
+    """
+
+    def expr(row: Sequence[Rational], offset: Rational) -> AffineExpr:
+        denominator = 1
+        for value in (*row, offset):
+            denominator = lcm(denominator, Fraction(value).denominator)
+        total: AffineExpr = AffineExpr.constant(int(Fraction(offset) * denominator))
+        for axis, value in enumerate(row):
+            if value:
+                total = AffineExpr.dimension(axis) * int(Fraction(value) * denominator) + total
+        return total if denominator == 1 else total // denominator
+
+    rank = relation.output_rank
+
+    def build(offsets: Sequence[Rational]) -> AffineMap:
+        return AffineMap(rank, 0, tuple(expr(r, o) for r, o in zip(relation.matrix, offsets, strict=True)))
+
+    return build(relation.first_offset), build(relation.last_offset)
+
+
+# --------------------------------------------------------------------------- #
+# Operation base classes
+# --------------------------------------------------------------------------- #
+
+
+class HasAccessRelation(abc.ABC):
+    """The interface the planner uses: which region of each operand an output region reads."""
+
+    @abc.abstractmethod
+    def access_relations(self) -> tuple[AccessRelation, ...]:
+        """One relation per operand, in operand order."""
+
+    def input_regions(self, output: Region) -> tuple[Region, ...]:
+        """The clipped region of every operand read to produce `output`."""
+        assert isinstance(self, Operation)
+        return tuple(
+            relation.input_region(output, _shape(operand))
+            for relation, operand in zip(self.access_relations(), self.operands, strict=True)
+        )
+
+    def access_maps(self) -> tuple[tuple[AffineMapAttr, AffineMapAttr], ...]:
+        """The relations as `affine_map` attribute pairs (first point, last point)."""
+        return tuple(
+            tuple(AffineMapAttr(m) for m in to_affine_maps(r))  # type: ignore[misc]
+            for r in self.access_relations()
+        )
+
+
+class NNOperation(IRDLOperation, HasAccessRelation, abc.ABC):
+    """Common verification: quantization agrees with the producers of the operands."""
+
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def quantized_operands(self) -> Sequence[tuple[SSAValue, QuantAttr, str]]:
+        """(operand, its quantization, its name) for each quantized activation operand."""
+        return ()
+
+    def result_quant(self) -> QuantAttr | None:
+        return None
+
+    def verify_(self) -> None:
+        self.verify_shapes()
+        for operand, quant, what in self.quantized_operands():
+            _int8_zero_point(quant, what)
+            _check_producer_quant(operand, quant, what)
+        if (out := self.result_quant()) is not None:
+            _per_tensor(out, "output")
+            _int8_zero_point(out, "output")
+
+    @abc.abstractmethod
+    def verify_shapes(self) -> None:
+        """Raise VerifyException if operand and result shapes are inconsistent."""
+
+
+class UnaryOperation(NNOperation, abc.ABC):
+    """One int8 input, one int8 output, each with its own quantization."""
+
+    input = operand_def(TensorType)
+    output = result_def(TensorType)
+    input_quant = prop_def(QuantAttr)
+    output_quant = prop_def(QuantAttr)
+
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+
+    def quantized_operands(self) -> Sequence[tuple[SSAValue, QuantAttr, str]]:
+        _per_tensor(self.input_quant, "input")
+        return ((self.input, self.input_quant, "input"),)
+
+    def result_quant(self) -> QuantAttr | None:
+        return self.output_quant
+
+
+class ElementwiseUnaryOperation(UnaryOperation, abc.ABC):
+    """Applies a function to each element: output shape == input shape."""
+
+    def verify_shapes(self) -> None:
+        in_ty = _tensor(self.input, "input")
+        out_ty = _tensor(self.output, "output")
+        if in_ty.get_shape() != out_ty.get_shape():
+            raise VerifyException(f"output shape {out_ty.get_shape()} must equal input shape {in_ty.get_shape()}")
+
+    def access_relations(self) -> tuple[AccessRelation, ...]:
+        return (identity_relation(len(_shape(self.output))),)
+
+
+# --------------------------------------------------------------------------- #
+# Convolutions
+# --------------------------------------------------------------------------- #
+
+
+class WindowOperation(NNOperation, abc.ABC):
+    """A sliding window over H and W: stride, dilation and explicit padding."""
+
+    stride = prop_def(DenseArrayBase[I64])
+    dilation = prop_def(DenseArrayBase[I64])
+    padding = prop_def(DenseArrayBase[I64])  # top, left, bottom, right
+    activation = prop_def(ActivationAttr)
+
+    def strides(self) -> tuple[int, int]:
+        return _ints(self.stride, "stride", 2, 1)  # type: ignore[return-value]
+
+    def dilations(self) -> tuple[int, int]:
+        return _ints(self.dilation, "dilation", 2, 1)  # type: ignore[return-value]
+
+    def paddings(self) -> tuple[int, int, int, int]:
+        """Explicit padding as (top, left, bottom, right)."""
+        return _ints(self.padding, "padding", 4, 0)  # type: ignore[return-value]
+
+    @abc.abstractmethod
+    def kernel_size(self) -> tuple[int, int]:
+        """(height, width) of the window."""
+
+    def spatial_rows(self, rank: int = 4) -> list[tuple[tuple[Rational, ...], Rational, Rational]]:
+        """Access rows for N, H, W of an NHWC input read through the window."""
+        (kh, kw), (sh, sw), (dh, dw) = self.kernel_size(), self.strides(), self.dilations()
+        top, left, _, _ = self.paddings()
+        return [
+            follows_axis(rank, 0),
+            window_row(rank, 1, sh, kh, dh, top),
+            window_row(rank, 2, sw, kw, dw, left),
+        ]
+
+    def verify_window(self, in_shape: Sequence[int], out_shape: Sequence[int]) -> None:
+        _check_window(in_shape, out_shape, self.kernel_size(), self.strides(), self.dilations(), self.paddings())
+
+
+class ConvolutionOperation(WindowOperation, abc.ABC):
+    """Input, weights and int32 bias; weights may be quantized per output channel."""
+
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    output = result_def(TensorType)
+    input_quant = prop_def(QuantAttr)
+    weight_quant = prop_def(QuantAttr)
+    output_quant = prop_def(QuantAttr)
+
+    assembly_format = "$input `,` $weight `,` $bias attr-dict `:` functional-type(operands, results)"
+
+    WEIGHT_CHANNEL_AXIS: ClassVar[int]
+
+    def kernel_size(self) -> tuple[int, int]:
+        shape = _shape(self.weight)
+        return shape[1], shape[2]
+
+    def quantized_operands(self) -> Sequence[tuple[SSAValue, QuantAttr, str]]:
+        _per_tensor(self.input_quant, "input")
+        return ((self.input, self.input_quant, "input"),)
+
+    def result_quant(self) -> QuantAttr | None:
+        return self.output_quant
+
+    def verify_weights(self, out_channels: int) -> None:
+        bias_shape = _tensor(self.bias, "bias", _I32).get_shape()
+        if bias_shape != (out_channels,):
+            raise VerifyException(f"bias must have shape ({out_channels},), got {bias_shape}")
+        quant = self.weight_quant
+        if not quant.is_per_channel:
+            return
+        if quant.channel_axis != self.WEIGHT_CHANNEL_AXIS:
+            raise VerifyException(
+                f"per-channel weight quantization must be along axis {self.WEIGHT_CHANNEL_AXIS}, "
+                f"got {quant.channel_axis}"
+            )
+        if len(quant.scales) != out_channels:
+            raise VerifyException(
+                f"per-channel weight quantization has {len(quant.scales)} scales for {out_channels} output channels"
+            )
+
+
+@irdl_op_definition
+class Conv2DOp(ConvolutionOperation):
+    """2-D convolution, TFLite CONV_2D: weights OHWI, output channels = O."""
+
+    name = "nn.conv2d"
+    WEIGHT_CHANNEL_AXIS: ClassVar[int] = 0
+
+    def verify_shapes(self) -> None:
+        in_shape = _nhwc(self.input, "input")
+        out_shape = _nhwc(self.output, "output")
+        weight_shape = _tensor(self.weight, "weight").get_shape()
+        if len(weight_shape) != 4:
+            raise VerifyException(f"weight must be 4-D OHWI, got rank {len(weight_shape)}")
+        if weight_shape[3] != in_shape[3]:
+            raise VerifyException(f"weight input channels {weight_shape[3]} must equal input channels {in_shape[3]}")
+        if weight_shape[0] != out_shape[3]:
+            raise VerifyException(f"weight output channels {weight_shape[0]} must equal output channels {out_shape[3]}")
+        if in_shape[0] != out_shape[0]:
+            raise VerifyException(f"batch of output {out_shape[0]} must equal batch of input {in_shape[0]}")
+        self.verify_window(in_shape, out_shape)
+        self.verify_weights(out_shape[3])
+
+    def access_relations(self) -> tuple[AccessRelation, ...]:
+        in_channels = _shape(self.input)[3]
+        kh, kw = self.kernel_size()
+        return (
+            relation_from_rows([*self.spatial_rows(), reads_whole_axis(4, in_channels)]),
+            relation_from_rows(
+                [follows_axis(4, 3), reads_whole_axis(4, kh), reads_whole_axis(4, kw), reads_whole_axis(4, in_channels)]
+            ),
+            relation_from_rows([follows_axis(4, 3)]),
+        )
+
+
+@irdl_op_definition
+class DepthwiseConv2DOp(ConvolutionOperation):
+    """Depthwise 2-D convolution, TFLite DEPTHWISE_CONV_2D: weights 1HW(C*M).
+
+    Output channel c reads input channel c // M, where M = output / input channels.
+    """
+
+    name = "nn.depthwise_conv2d"
+    WEIGHT_CHANNEL_AXIS: ClassVar[int] = 3
+
+    def depth_multiplier(self) -> int:
+        return _shape(self.output)[3] // _shape(self.input)[3]
+
+    def verify_shapes(self) -> None:
+        in_shape = _nhwc(self.input, "input")
+        out_shape = _nhwc(self.output, "output")
+        weight_shape = _tensor(self.weight, "weight").get_shape()
+        if len(weight_shape) != 4 or weight_shape[0] != 1:
+            raise VerifyException(f"depthwise weight must have shape 1xHxWxC, got {weight_shape}")
+        if out_shape[3] % in_shape[3]:
+            raise VerifyException(f"output channels {out_shape[3]} must be a multiple of input channels {in_shape[3]}")
+        if weight_shape[3] != out_shape[3]:
+            raise VerifyException(f"weight channels {weight_shape[3]} must equal output channels {out_shape[3]}")
+        if in_shape[0] != out_shape[0]:
+            raise VerifyException(f"batch of output {out_shape[0]} must equal batch of input {in_shape[0]}")
+        self.verify_window(in_shape, out_shape)
+        self.verify_weights(out_shape[3])
+
+    def access_relations(self) -> tuple[AccessRelation, ...]:
+        multiplier = self.depth_multiplier()
+        kh, kw = self.kernel_size()
+        return (
+            relation_from_rows([*self.spatial_rows(), follows_axis(4, 3, Fraction(1, multiplier))]),
+            relation_from_rows(
+                [reads_whole_axis(4, 1), reads_whole_axis(4, kh), reads_whole_axis(4, kw), follows_axis(4, 3)]
+            ),
+            relation_from_rows([follows_axis(4, 3)]),
+        )
+
+
+@irdl_op_definition
+class TransposeConv2DOp(ConvolutionOperation):
+    """Transposed 2-D convolution, TFLite TRANSPOSE_CONV: weights OHWI.
+
+    Input pixel x scatters to outputs x*s - pad + k for k < K, so output y gathers
+    inputs ceil((y + pad - K + 1) / s) .. floor((y + pad) / s).
+    """
+
+    name = "nn.transpose_conv2d"
+    WEIGHT_CHANNEL_AXIS: ClassVar[int] = 0
+
+    def verify_shapes(self) -> None:
+        in_shape = _nhwc(self.input, "input")
+        out_shape = _nhwc(self.output, "output")
+        weight_shape = _tensor(self.weight, "weight").get_shape()
+        if len(weight_shape) != 4:
+            raise VerifyException(f"weight must be 4-D OHWI, got rank {len(weight_shape)}")
+        if weight_shape[3] != in_shape[3] or weight_shape[0] != out_shape[3]:
+            raise VerifyException(
+                f"weight shape {weight_shape} does not match input channels {in_shape[3]} "
+                f"and output channels {out_shape[3]}"
+            )
+        if self.dilations() != (1, 1):
+            raise VerifyException("transposed convolution supports only dilation 1")
+        top, left, bottom, right = self.paddings()
+        for axis, name, pads in ((1, "height", top + bottom), (2, "width", left + right)):
+            expected = (in_shape[axis] - 1) * self.strides()[axis - 1] + weight_shape[axis] - pads
+            if out_shape[axis] != expected:
+                raise VerifyException(f"output {name} must be {expected}, got {out_shape[axis]}")
+        self.verify_weights(out_shape[3])
+
+    def access_relations(self) -> tuple[AccessRelation, ...]:
+        (kh, kw), (sh, sw) = self.kernel_size(), self.strides()
+        top, left, _, _ = self.paddings()
+        in_channels = _shape(self.input)[3]
+
+        def gather_row(
+            axis: int, stride: int, kernel: int, pad: int
+        ) -> tuple[tuple[Rational, ...], Rational, Rational]:
+            # ceil((y + pad - K + 1) / s) == floor((y + pad - K + s) / s)
+            return follows_axis(
+                4, axis, Fraction(1, stride), Fraction(pad - kernel + stride, stride), Fraction(pad, stride)
+            )
+
+        return (
+            relation_from_rows(
+                [
+                    follows_axis(4, 0),
+                    gather_row(1, sh, kh, top),
+                    gather_row(2, sw, kw, left),
+                    reads_whole_axis(4, in_channels),
+                ]
+            ),
+            relation_from_rows(
+                [follows_axis(4, 3), reads_whole_axis(4, kh), reads_whole_axis(4, kw), reads_whole_axis(4, in_channels)]
+            ),
+            relation_from_rows([follows_axis(4, 3)]),
+        )
+
+
+@irdl_op_definition
+class Pool2DOp(WindowOperation):
+    """Max or average pooling, TFLite MAX_POOL_2D / AVERAGE_POOL_2D."""
+
+    name = "nn.pool2d"
+
+    input = operand_def(TensorType)
+    output = result_def(TensorType)
+    kind = prop_def(PoolKindAttr)
+    kernel = prop_def(DenseArrayBase[I64])
+    input_quant = prop_def(QuantAttr)
+    output_quant = prop_def(QuantAttr)
+
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+
+    def kernel_size(self) -> tuple[int, int]:
+        return _ints(self.kernel, "kernel", 2, 1)  # type: ignore[return-value]
+
+    def quantized_operands(self) -> Sequence[tuple[SSAValue, QuantAttr, str]]:
+        _per_tensor(self.input_quant, "input")
+        return ((self.input, self.input_quant, "input"),)
+
+    def result_quant(self) -> QuantAttr | None:
+        return self.output_quant
+
+    def verify_shapes(self) -> None:
+        in_shape = _nhwc(self.input, "input")
+        out_shape = _nhwc(self.output, "output")
+        if in_shape[0] != out_shape[0] or in_shape[3] != out_shape[3]:
+            raise VerifyException(f"pooling keeps batch and channels: input {in_shape}, output {out_shape}")
+        if self.dilations() != (1, 1):
+            raise VerifyException("pooling supports only dilation 1")
+        self.verify_window(in_shape, out_shape)
+        _same_quant(self, self.input_quant, self.output_quant)
+
+    def access_relations(self) -> tuple[AccessRelation, ...]:
+        return (relation_from_rows([*self.spatial_rows(), follows_axis(4, 3)]),)
+
+
+# --------------------------------------------------------------------------- #
+# Elementwise
+# --------------------------------------------------------------------------- #
+
+
+class BinaryOperation(NNOperation, abc.ABC):
+    """Two int8 inputs, numpy broadcasting, one int8 output, a fused activation."""
+
+    input = operand_def(TensorType)
+    input2 = operand_def(TensorType)
+    output = result_def(TensorType)
+    input_quant = prop_def(QuantAttr)
+    input2_quant = prop_def(QuantAttr)
+    output_quant = prop_def(QuantAttr)
+    activation = prop_def(ActivationAttr)
+
+    assembly_format = "$input `,` $input2 attr-dict `:` functional-type(operands, results)"
+
+    def quantized_operands(self) -> Sequence[tuple[SSAValue, QuantAttr, str]]:
+        _per_tensor(self.input_quant, "input")
+        _per_tensor(self.input2_quant, "input2")
+        return ((self.input, self.input_quant, "input"), (self.input2, self.input2_quant, "input2"))
+
+    def result_quant(self) -> QuantAttr | None:
+        return self.output_quant
+
+    def verify_shapes(self) -> None:
+        shapes = [_tensor(self.input, "input").get_shape(), _tensor(self.input2, "input2").get_shape()]
+        out_shape = _tensor(self.output, "output").get_shape()
+        rank = max(len(s) for s in shapes)
+        padded = [(1,) * (rank - len(s)) + tuple(s) for s in shapes]
+        expected = tuple(max(a, b) if 1 in (a, b) else a if a == b else -1 for a, b in zip(*padded, strict=True))
+        if -1 in expected:
+            raise VerifyException(f"input shapes {shapes[0]} and {shapes[1]} do not broadcast")
+        if out_shape != expected:
+            raise VerifyException(f"output shape must be {expected}, the broadcast of the inputs, got {out_shape}")
+
+    def access_relations(self) -> tuple[AccessRelation, ...]:
+        out_shape = _shape(self.output)
+        return tuple(broadcast_relation(_shape(v), out_shape) for v in (self.input, self.input2))
+
+
+@irdl_op_definition
+class AddOp(BinaryOperation):
+    """Elementwise addition, TFLite ADD."""
+
+    name = "nn.add"
+
+
+@irdl_op_definition
+class SubOp(BinaryOperation):
+    """Elementwise subtraction, TFLite SUB."""
+
+    name = "nn.sub"
+
+
+@irdl_op_definition
+class MulOp(BinaryOperation):
+    """Elementwise multiplication, TFLite MUL."""
+
+    name = "nn.mul"
+
+
+class SelectionOperation(BinaryOperation, abc.ABC):
+    """Min and max pick one of the raw inputs: one quantization, no activation."""
+
+    def verify_shapes(self) -> None:
+        super().verify_shapes()
+        _same_quant(self, self.input_quant, self.input2_quant, self.output_quant)
+        if self.activation.data != Activation.NONE:
+            raise VerifyException(f"{self.name} has no fused activation")
+
+
+@irdl_op_definition
+class MinimumOp(SelectionOperation):
+    """Elementwise minimum, TFLite MINIMUM."""
+
+    name = "nn.minimum"
+
+
+@irdl_op_definition
+class MaximumOp(SelectionOperation):
+    """Elementwise maximum, TFLite MAXIMUM."""
+
+    name = "nn.maximum"
+
+
+@irdl_op_definition
+class TanhOp(ElementwiseUnaryOperation):
+    """Hyperbolic tangent, TFLite TANH (a 256-entry table for int8)."""
+
+    name = "nn.tanh"
+
+
+@irdl_op_definition
+class SigmoidOp(ElementwiseUnaryOperation):
+    """Logistic sigmoid, TFLite LOGISTIC (a 256-entry table for int8)."""
+
+    name = "nn.sigmoid"
+
+
+@irdl_op_definition
+class LeakyReluOp(ElementwiseUnaryOperation):
+    """Leaky ReLU, TFLite LEAKY_RELU: x for x >= 0, alpha * x otherwise."""
+
+    name = "nn.leaky_relu"
+    alpha = prop_def(FloatAttr[Float32Type])
+
+
+@irdl_op_definition
+class RescaleOp(ElementwiseUnaryOperation):
+    """Requantization from `input_quant` to `output_quant`, TFLite QUANTIZE int8 -> int8."""
+
+    name = "nn.rescale"
+
+
+# --------------------------------------------------------------------------- #
+# Whole-tensor and layout operators
+# --------------------------------------------------------------------------- #
+
+
+@irdl_op_definition
+class FullyConnectedOp(NNOperation):
+    """Fully connected layer, TFLite FULLY_CONNECTED: input flattened to [N, K], weights [O, K]."""
+
+    name = "nn.fully_connected"
+
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    output = result_def(TensorType)
+    input_quant = prop_def(QuantAttr)
+    weight_quant = prop_def(QuantAttr)
+    output_quant = prop_def(QuantAttr)
+    activation = prop_def(ActivationAttr)
+
+    assembly_format = "$input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)"
+
+    def quantized_operands(self) -> Sequence[tuple[SSAValue, QuantAttr, str]]:
+        _per_tensor(self.input_quant, "input")
+        return ((self.input, self.input_quant, "input"),)
+
+    def result_quant(self) -> QuantAttr | None:
+        return self.output_quant
+
+    def verify_shapes(self) -> None:
+        in_shape = _tensor(self.input, "input").get_shape()
+        weight_shape = _tensor(self.weight, "weight").get_shape()
+        out_shape = _tensor(self.output, "output").get_shape()
+        if len(weight_shape) != 2:
+            raise VerifyException(f"weight must be 2-D [O, K], got {weight_shape}")
+        units, depth = weight_shape
+        volume = _volume(in_shape)
+        if volume % depth:
+            raise VerifyException(f"input of {volume} elements does not flatten to rows of {depth}")
+        if out_shape != (volume // depth, units):
+            raise VerifyException(f"output shape must be {(volume // depth, units)}, got {out_shape}")
+        if self.bias is not None and _tensor(self.bias, "bias", _I32).get_shape() != (units,):
+            raise VerifyException(f"bias must have shape ({units},)")
+        quant = self.weight_quant
+        if quant.is_per_channel and (quant.channel_axis != 0 or len(quant.scales) != units):
+            raise VerifyException(f"per-channel weight quantization must have {units} scales along axis 0")
+
+    def access_relations(self) -> tuple[AccessRelation, ...]:
+        in_shape = _shape(self.input)
+        weight_shape = _shape(self.weight)
+        whole_input = relation_from_rows([reads_whole_axis(2, size) for size in in_shape])
+        weight = relation_from_rows([follows_axis(2, 1), reads_whole_axis(2, weight_shape[1])])
+        relations = [whole_input, weight]
+        if self.bias is not None:
+            relations.append(relation_from_rows([follows_axis(2, 1)]))
+        return tuple(relations)
+
+
+def _volume(shape: Sequence[int]) -> int:
+    volume = 1
+    for extent in shape:
+        volume *= extent
+    return volume
+
+
+@irdl_op_definition
+class MeanOp(UnaryOperation):
+    """Mean over `axes`, TFLite MEAN; `keep_dims` keeps the reduced axes with size 1."""
+
+    name = "nn.mean"
+
+    axes = prop_def(DenseArrayBase[I64])
+    keep_dims = prop_def(BoolAttr)
+
+    def reduced_axes(self) -> tuple[int, ...]:
+        rank = len(_shape(self.input))
+        return tuple(sorted({a % rank for a in self.axes.get_values()}))
+
+    def verify_shapes(self) -> None:
+        in_shape = _tensor(self.input, "input").get_shape()
+        out_shape = _tensor(self.output, "output").get_shape()
+        axes = self.axes.get_values()
+        if not axes or any(not -len(in_shape) <= a < len(in_shape) for a in axes):
+            raise VerifyException(f"mean axes {list(axes)} out of range for rank {len(in_shape)}")
+        reduced = self.reduced_axes()
+        if self.keep_dims.value.data:
+            expected = tuple(1 if i in reduced else d for i, d in enumerate(in_shape))
+        else:
+            expected = tuple(d for i, d in enumerate(in_shape) if i not in reduced)
+        if out_shape != expected:
+            raise VerifyException(f"output shape must be {expected}, got {out_shape}")
+
+    def access_relations(self) -> tuple[AccessRelation, ...]:
+        in_shape = _shape(self.input)
+        out_rank = len(_shape(self.output))
+        reduced = self.reduced_axes()
+        keep = self.keep_dims.value.data
+        rows = []
+        out_axis = 0
+        for axis, size in enumerate(in_shape):
+            if axis in reduced:
+                rows.append(reads_whole_axis(out_rank, size))
+                out_axis += 1 if keep else 0
+                continue
+            rows.append(follows_axis(out_rank, out_axis))
+            out_axis += 1
+        return (relation_from_rows(rows),)
+
+
+@irdl_op_definition
+class SoftmaxOp(UnaryOperation):
+    """Softmax over the last axis, TFLite SOFTMAX with `beta`."""
+
+    name = "nn.softmax"
+
+    beta = prop_def(FloatAttr[Float32Type])
+
+    def verify_shapes(self) -> None:
+        in_ty = _tensor(self.input, "input")
+        out_ty = _tensor(self.output, "output")
+        if in_ty.get_shape() != out_ty.get_shape():
+            raise VerifyException("softmax output shape must equal its input shape")
+
+    def access_relations(self) -> tuple[AccessRelation, ...]:
+        shape = _shape(self.input)
+        rank = len(shape)
+        rows = [follows_axis(rank, axis) for axis in range(rank - 1)]
+        return (relation_from_rows([*rows, reads_whole_axis(rank, shape[-1])]),)
+
+
+@irdl_op_definition
+class PadOp(UnaryOperation):
+    """Constant padding with the zero point, TFLite PAD; `padding` is (before, after) per axis."""
+
+    name = "nn.pad"
+
+    padding = prop_def(DenseArrayBase[I64])
+
+    def pads(self) -> tuple[tuple[int, int], ...]:
+        values = _ints(self.padding, "padding", 2 * len(_shape(self.input)), 0)
+        return tuple((values[2 * i], values[2 * i + 1]) for i in range(len(values) // 2))
+
+    def verify_shapes(self) -> None:
+        in_shape = _tensor(self.input, "input").get_shape()
+        out_shape = _tensor(self.output, "output").get_shape()
+        expected = tuple(d + b + a for d, (b, a) in zip(in_shape, self.pads(), strict=True))
+        if out_shape != expected:
+            raise VerifyException(f"output shape must be {expected}, got {out_shape}")
+        if self.input_quant != self.output_quant:
+            raise VerifyException("pad must keep the quantization of its input")
+
+    def access_relations(self) -> tuple[AccessRelation, ...]:
+        rank = len(_shape(self.input))
+        return (relation_from_rows([follows_axis(rank, a, 1, -b) for a, (b, _) in enumerate(self.pads())]),)
+
+
+@irdl_op_definition
+class ReshapeOp(UnaryOperation):
+    """Reshape keeping the element order, TFLite RESHAPE; reads the whole input."""
+
+    name = "nn.reshape"
+
+    def verify_shapes(self) -> None:
+        in_shape = _tensor(self.input, "input").get_shape()
+        out_shape = _tensor(self.output, "output").get_shape()
+        if _volume(in_shape) != _volume(out_shape):
+            raise VerifyException(f"reshape must keep the element count: {in_shape} to {out_shape}")
+        if self.input_quant != self.output_quant:
+            raise VerifyException("reshape must keep the quantization of its input")
+
+    def access_relations(self) -> tuple[AccessRelation, ...]:
+        out_rank = len(_shape(self.output))
+        return (relation_from_rows([reads_whole_axis(out_rank, s) for s in _shape(self.input)]),)
+
+
+@irdl_op_definition
+class ResizeOp(UnaryOperation):
+    """Integer-factor upscaling, TFLite RESIZE_NEAREST_NEIGHBOR / RESIZE_BILINEAR.
+
+    With factor f, nearest reads row floor((y + 0.5*hp) / f); bilinear reads the two
+    rows around (y + 0.5*hp) / f - 0.5*hp, where hp = 1 with half-pixel centers.
+    """
+
+    name = "nn.resize"
+
+    mode = prop_def(ResizeModeAttr)
+    align_corners = prop_def(BoolAttr)
+    half_pixel_centers = prop_def(BoolAttr)
+
+    def factors(self) -> tuple[int, int]:
+        in_shape, out_shape = _shape(self.input), _shape(self.output)
+        return out_shape[1] // in_shape[1], out_shape[2] // in_shape[2]
+
+    def verify_shapes(self) -> None:
+        in_shape = _nhwc(self.input, "input")
+        out_shape = _nhwc(self.output, "output")
+        if in_shape[0] != out_shape[0] or in_shape[3] != out_shape[3]:
+            raise VerifyException(f"resize keeps batch and channels: input {in_shape}, output {out_shape}")
+        for axis, name in ((1, "height"), (2, "width")):
+            if out_shape[axis] % in_shape[axis]:
+                raise VerifyException(
+                    f"output {name} {out_shape[axis]} must be an integer multiple of input {name} {in_shape[axis]}"
+                )
+        if self.align_corners.value.data:
+            raise VerifyException("resize with align_corners is not supported")
+        _same_quant(self, self.input_quant, self.output_quant)
+
+    def access_relations(self) -> tuple[AccessRelation, ...]:
+        half_pixel = self.half_pixel_centers.value.data
+        rows = [follows_axis(4, 0)]
+        for axis, factor in zip((1, 2), self.factors(), strict=True):
+            scale = Fraction(1, factor)
+            if self.mode.data == ResizeMode.NEAREST:
+                first = Fraction(1, 2 * factor) if half_pixel else Fraction(0)
+                rows.append(follows_axis(4, axis, scale, first))
+            else:
+                first = Fraction(1, 2 * factor) - Fraction(1, 2) if half_pixel else Fraction(0)
+                rows.append(follows_axis(4, axis, scale, first, first + 1))
+        rows.append(follows_axis(4, 3))
+        return (relation_from_rows(rows),)
+
+
+@irdl_op_definition
+class ConcatOp(NNOperation):
+    """Concatenation along `axis`, TFLite CONCATENATION; inputs are requantized to the output."""
+
+    name = "nn.concat"
+
+    inputs = var_operand_def(TensorType)
+    output = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    input_quants = prop_def(ArrayAttr[QuantAttr])
+    output_quant = prop_def(QuantAttr)
+
+    assembly_format = "$inputs attr-dict `:` functional-type(operands, results)"
+
+    def concat_axis(self) -> int:
+        return self.axis.value.data % len(_shape(self.output))
+
+    def quantized_operands(self) -> Sequence[tuple[SSAValue, QuantAttr, str]]:
+        if len(self.input_quants) != len(self.inputs):
+            raise VerifyException(
+                f"concat has {len(self.inputs)} inputs but {len(self.input_quants)} input quantizations"
+            )
+        return tuple(
+            (v, q, f"input {i}") for i, (v, q) in enumerate(zip(self.inputs, self.input_quants.data, strict=True))
+        )
+
+    def result_quant(self) -> QuantAttr | None:
+        return self.output_quant
+
+    def verify_shapes(self) -> None:
+        if not self.inputs:
+            raise VerifyException("concat needs at least one input")
+        out_shape = _tensor(self.output, "output").get_shape()
+        if not -len(out_shape) <= self.axis.value.data < len(out_shape):
+            raise VerifyException(f"concat axis {self.axis.value.data} out of range for rank {len(out_shape)}")
+        axis = self.concat_axis()
+        total = 0
+        for index, value in enumerate(self.inputs):
+            shape = _tensor(value, f"input {index}").get_shape()
+            others = [d for i, d in enumerate(shape) if i != axis]
+            if len(shape) != len(out_shape) or others != [d for i, d in enumerate(out_shape) if i != axis]:
+                raise VerifyException(f"input {index} shape {shape} does not match output {out_shape} off axis {axis}")
+            total += shape[axis]
+        if total != out_shape[axis]:
+            raise VerifyException(f"output extent {out_shape[axis]} along axis {axis} must be {total}")
+
+    def access_relations(self) -> tuple[AccessRelation, ...]:
+        rank = len(_shape(self.output))
+        axis = self.concat_axis()
+        relations = []
+        start = 0
+        for value in self.inputs:
+            rows = [follows_axis(rank, a, 1, -start if a == axis else 0) for a in range(rank)]
+            relations.append(relation_from_rows(rows))
+            start += _shape(value)[axis]
+        return tuple(relations)
+
+
+NN = Dialect(
+    "nn",
+    [
+        Conv2DOp,
+        DepthwiseConv2DOp,
+        TransposeConv2DOp,
+        Pool2DOp,
+        AddOp,
+        SubOp,
+        MulOp,
+        MinimumOp,
+        MaximumOp,
+        FullyConnectedOp,
+        MeanOp,
+        SoftmaxOp,
+        PadOp,
+        ReshapeOp,
+        ResizeOp,
+        ConcatOp,
+        TanhOp,
+        SigmoidOp,
+        LeakyReluOp,
+        RescaleOp,
+    ],
+    [QuantAttr, ActivationAttr, PoolKindAttr, ResizeModeAttr],
+)

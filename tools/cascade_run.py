@@ -1,0 +1,176 @@
+"""cascade-run: execute a program on int8 inputs, and optionally check it against TFLite.
+
+    cascade-run model.tflite --seed 3
+    cascade-run program.mlir --inputs inputs.npz --outputs outputs.npz
+    cascade-run program.mlir --compare-tflite model.tflite
+
+With --compare-tflite, LiteRT runs the model with TFLite's reference kernels on the
+same inputs and every tensor the two programs share is compared: each computed value
+that carries a TFLite tensor name as its location (all intermediates of an imported
+`nn` program) and the outputs, by position. One line per mismatch, then
+`bit-exact: K/N tensors`; the exit status is 0 only if K == N and N > 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp, NameLoc
+from xdsl.ir import BlockArgument, SSAValue
+
+from cascade.frontends.loader import LoadError, load_module
+from cascade.interpreter.litert import LiteRTUnavailable, ReferenceRun, run_reference
+from cascade.interpreter.nn import InterpretationError, ProgramRun, input_types, main_function, run_program
+
+PROG = "cascade-run"
+
+
+class RunError(Exception):
+    """Bad input to cascade-run; printed as one line, exit status 1."""
+
+
+def random_inputs(module: ModuleOp, seed: int) -> list[np.ndarray]:
+    """Uniform int8 inputs over the whole range, so activations take many distinct values."""
+    rng = np.random.default_rng(seed)
+    return [rng.integers(-128, 128, size=ty.get_shape(), dtype=np.int8) for ty in input_types(module)]
+
+
+def read_inputs(path: Path, module: ModuleOp) -> list[np.ndarray]:
+    """Inputs from an .npz: `arr_0, arr_1, ...` in argument order, or one array per argument name."""
+    try:
+        archive = np.load(path)
+    except (OSError, ValueError) as error:
+        raise RunError(f"{path}: cannot read inputs: {error}") from None
+    types = input_types(module)
+    function = main_function(module)
+    inputs = []
+    for index, (arg, ty) in enumerate(zip(function.args, types, strict=True)):
+        keys = [f"arr_{index}", arg.name_hint or "", _location_name(arg) or ""]
+        key = next((k for k in keys if k and k in archive.files), None)
+        if key is None:
+            raise RunError(f"{path}: no array for input {index} (tried {', '.join(k for k in keys if k)})")
+        value = archive[key]
+        if tuple(value.shape) != ty.get_shape() or value.dtype != np.int8:
+            raise RunError(f"{path}: input '{key}' is {value.dtype}{list(value.shape)}, expected int8{ty.get_shape()}")
+        inputs.append(value)
+    return inputs
+
+
+def _location_name(value: SSAValue) -> str | None:
+    location = value.location if isinstance(value, BlockArgument) else value.owner.location
+    return location.desc.data if isinstance(location, NameLoc) else None
+
+
+@dataclass
+class Comparison:
+    label: str
+    ours: np.ndarray
+    theirs: np.ndarray
+
+    def mismatch(self) -> str | None:
+        if self.ours.shape != self.theirs.shape:
+            return f"shape {list(self.ours.shape)} vs TFLite {list(self.theirs.shape)}"
+        differ = self.ours != self.theirs
+        if not differ.any():
+            return None
+        worst = np.abs(self.ours.astype(np.int64) - self.theirs.astype(np.int64)).max()
+        return f"{int(differ.sum())} of {differ.size} elements differ, max |difference| {worst}"
+
+
+def comparisons(module: ModuleOp, run: ProgramRun, reference: ReferenceRun) -> list[Comparison]:
+    """Pairs of tensors to compare: named computed values, then outputs not already named."""
+    pairs: list[Comparison] = []
+    compared: set[SSAValue] = set()
+    for value, ours in run.values.items():
+        if not _is_computed(value):
+            continue
+        name = _location_name(value)
+        if name is None or name not in reference.tensors:
+            continue
+        pairs.append(Comparison(f"'{name}'", ours, reference.tensors[name]))
+        compared.add(value)
+    returned = list(main_function(module).body.block.last_op.operands)  # type: ignore[union-attr]
+    if len(returned) != len(reference.outputs):
+        raise RunError(f"the program has {len(returned)} outputs but the TFLite model has {len(reference.outputs)}")
+    for index, (value, ours, theirs) in enumerate(zip(returned, run.outputs, reference.outputs, strict=True)):
+        if value not in compared:
+            pairs.append(Comparison(f"output {index}", ours, theirs))
+    return pairs
+
+
+def _is_computed(value: SSAValue) -> bool:
+    """Activations: arguments of @main and results of operators other than constants."""
+    if isinstance(value, BlockArgument):
+        return True
+    return value.owner.name != "arith.constant"
+
+
+def describe_tensor(array: np.ndarray) -> str:
+    digest = hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()[:16]
+    return (
+        f"{array.dtype}{list(array.shape)} min {array.min()} max {array.max()} "
+        f"distinct {len(np.unique(array))} sha256 {digest}"
+    )
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    parser.add_argument("file", help="a .tflite model or an .mlir program (nn level)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random int8 inputs (default 0)")
+    parser.add_argument("--inputs", type=Path, help=".npz with one int8 array per input (arr_0, ... or names)")
+    parser.add_argument("--outputs", type=Path, help="write the outputs to this .npz")
+    parser.add_argument("--compare-tflite", type=Path, metavar="MODEL", help="compare against LiteRT's reference")
+    return parser.parse_args(argv)
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    module = load_module(args.file)
+    inputs = read_inputs(args.inputs, module) if args.inputs else random_inputs(module, args.seed)
+    result = run_program(module, inputs)
+    for index, output in enumerate(result.outputs):
+        print(f"output {index}: {describe_tensor(output)}")
+    if args.outputs:
+        np.savez(args.outputs, *result.outputs)
+    if args.compare_tflite is None:
+        return 0
+    try:
+        model = args.compare_tflite.read_bytes()
+    except OSError as error:
+        raise RunError(f"{args.compare_tflite}: cannot read: {error.strerror or error}") from None
+    reference = run_reference(model, inputs)
+    pairs = comparisons(module, result, reference)
+    exact = 0
+    for pair in pairs:
+        problem = pair.mismatch()
+        if problem is None:
+            exact += 1
+        else:
+            print(f"mismatch {pair.label}: {problem}")
+    print(f"bit-exact: {exact}/{len(pairs)} tensors")
+    return 0 if pairs and exact == len(pairs) else 1
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    try:
+        status = run(argv)
+    except (LoadError, RunError, InterpretationError, LiteRTUnavailable) as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        status = 1
+    except Exception as error:
+        if os.environ.get("CASCADE_DEBUG"):
+            raise
+        print(f"{PROG}: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        status = 1
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()
