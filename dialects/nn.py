@@ -26,11 +26,12 @@ from xdsl.dialects.builtin import (
     BoolAttr,
     DenseArrayBase,
     Float32Type,
+    Float64Type,
     FloatAttr,
     IntegerAttr,
     IntegerType,
     TensorType,
-    f32,
+    f64,
     i64,
 )
 from xdsl.dialects.utils import EnumAttribute
@@ -83,20 +84,33 @@ class QuantAttr(ParametrizedAttribute):
     """Affine int8 quantization: real = scale * (q - zero_point).
 
     Per-tensor: `#nn.quant<0.0235:-128>`. Per-channel along `axis`:
-    `#nn.quant<axis 0: [0.01:0, 0.02:0]>`. Scales are float32, as in TFLite.
+    `#nn.quant<axis 0: [0.01:0, 0.02:0]>`.
+
+    Scales are float32 values, as in TFLite: a decimal scale is rounded to float32. A
+    scale that must be kept exactly as a double (one recovered from an integer multiplier,
+    such as TOSA's 1518500250 * 2^-38) is written with the suffix `f64`:
+    `#nn.quant<0.005524271728063468 f64:0>`. They are stored as f64 either way.
     """
 
     name = "nn.quant"
 
-    scale: DenseArrayBase[Float32Type]
+    scale: DenseArrayBase[Float64Type]
     zero_point: DenseArrayBase[IntegerType]
     axis: IntegerAttr
 
-    def __init__(self, scale: Sequence[float] | float, zero_point: Sequence[int] | int, axis: int = -1):
+    def __init__(
+        self,
+        scale: Sequence[float] | float,
+        zero_point: Sequence[int] | int,
+        axis: int = -1,
+        exact: bool = False,
+    ):
         scales = [scale] if isinstance(scale, int | float) else list(scale)
+        if not exact:
+            scales = [_as_float32(s) for s in scales]
         zero_points = [zero_point] if isinstance(zero_point, int) else list(zero_point)
         super().__init__(
-            DenseArrayBase.from_list(f32, scales),
+            DenseArrayBase.from_list(f64, scales),
             DenseArrayBase.from_list(i64, zero_points),
             IntegerAttr(axis, i64),
         )
@@ -142,7 +156,7 @@ class QuantAttr(ParametrizedAttribute):
             else:
                 pairs = [_parse_scale_zero_point(parser)]
         return (
-            DenseArrayBase.from_list(f32, [s for s, _ in pairs]),
+            DenseArrayBase.from_list(f64, [s for s, _ in pairs]),
             DenseArrayBase.from_list(i64, [z for _, z in pairs]),
             IntegerAttr(axis, i64),
         )
@@ -160,18 +174,27 @@ class QuantAttr(ParametrizedAttribute):
                 )
 
 
+def _as_float32(value: float) -> float:
+    return float(np.float32(value))
+
+
 def _parse_scale_zero_point(parser: AttrParser) -> tuple[float, int]:
     scale = parser.parse_number()
     if isinstance(scale, int):
         parser.raise_error("expected a floating-point scale, such as 0.5")
+    if parser.parse_optional_keyword("f64") is None:
+        scale = _as_float32(scale)
     parser.parse_punctuation(":")
     return scale, parser.parse_integer(allow_boolean=False)
 
 
 def _print_scale_zero_point(printer: Printer, scale: float, zero_point: int) -> None:
-    # The shortest decimal that reads back as the same float32: 0.023529412, not 2.352941e-02.
-    shortest = np.format_float_positional(np.float32(scale), unique=True, trim="0")
-    printer.print_string(f"{shortest}:{zero_point}")
+    if _as_float32(scale) == scale:
+        # The shortest decimal that reads back as the same float32: 0.023529412, not 2.352941e-02.
+        text = np.format_float_positional(np.float32(scale), unique=True, trim="0")
+    else:
+        text = f"{np.format_float_positional(scale, unique=True, trim='0')} f64"
+    printer.print_string(f"{text}:{zero_point}")
 
 
 class Activation(StrEnum):

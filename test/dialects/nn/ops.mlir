@@ -82,3 +82,17 @@ func.func @whole_tensor(%x: tensor<1x5x5x8xi8>, %fw: tensor<10x8xi8>, %fb: tenso
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "whole_tensor"
 // CHECK-GENERIC: "nn.fully_connected"(%{{.*}}, %{{.*}}, %{{.*}}) <{
 // CHECK-GENERIC: "nn.fully_connected"(%{{.*}}, %{{.*}}) <{
+
+// -----
+
+// A scale written as a decimal is a float32, as in TFLite; one that must stay an exact double
+// (1518500250 * 2^-38, recovered from an integer multiplier) carries the suffix f64.
+func.func @exact_scales(%x: tensor<1x4xi8>) -> tensor<1x4xi8> {
+  %0 = nn.rescale %x {input_quant = #nn.quant<0.1:0>, output_quant = #nn.quant<0.005524271728063468 f64:3>} : (tensor<1x4xi8>) -> tensor<1x4xi8>
+  func.return %0 : tensor<1x4xi8>
+}
+
+// CHECK-LABEL: func.func @exact_scales
+// CHECK: nn.rescale %{{.*}} {input_quant = #nn.quant<0.1:0>, output_quant = #nn.quant<0.005524271728063468 f64:3>}
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "exact_scales"
+// CHECK-GENERIC: output_quant = #nn.quant<0.005524271728063468 f64:3>
