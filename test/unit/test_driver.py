@@ -1,0 +1,237 @@
+"""cascade-opt driver: pass flags become a pipeline in command-line order; errors exit 1 cleanly."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from cascade.passes import PASSES, get_all_passes
+from cascade.passes._unimplemented import UnimplementedPass
+from cascade.tools import cascade_opt
+from cascade.tools.cascade_opt import (
+    CascadeOptMain,
+    pipeline_spec,
+    run,
+    split_pass_flag_options,
+)
+from cascade.universe import CASCADE_UNIVERSE
+
+VALID = "func.func @f(%a: i32) -> i32 {\n  func.return %a : i32\n}\n"
+
+
+@pytest.fixture
+def valid_input(tmp_path: Path) -> str:
+    path = tmp_path / "valid.mlir"
+    path.write_text(VALID)
+    return str(path)
+
+
+def pass_names(args: list[str]) -> list[str]:
+    return [p.name for p in CascadeOptMain(args=args).pipeline.passes]
+
+
+def run_and_capture(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    status = run(argv)
+    return status, capsys.readouterr().err
+
+
+def test_explicit_flag_options_move_to_hidden_option_and_nothing_else_changes():
+    argv = ["--cascade-plan=sram-budget=1000 striping=h", "--rolling-buffer", "x.mlir", "-o=y"]
+    assert split_pass_flag_options(argv, ["cascade-plan", "rolling-buffer"]) == [
+        "--cascade-plan",
+        "--pass-options=sram-budget=1000 striping=h",
+        "--rolling-buffer",
+        "x.mlir",
+        "-o=y",
+    ]
+
+
+def test_pipeline_spec_puts_p_passes_first_then_flags_in_order():
+    flags = [("rolling-buffer", ""), ("cascade-plan", "sram-budget=1 "), ("allocate-memory", " ")]
+    assert pipeline_spec("canonicalize", flags) == (
+        "canonicalize,rolling-buffer,cascade-plan{sram-budget=1 },allocate-memory"
+    )
+    assert pipeline_spec("", [("cascade-plan", "")]) == "cascade-plan"
+
+
+def test_flags_run_in_command_line_order_after_p_passes(valid_input: str):
+    args = ["--lower-to-ethosu", valid_input, "--cascade-plan", "-p", "canonicalize,cse"]
+    assert pass_names(args) == ["canonicalize", "cse", "lower-to-ethosu", "cascade-plan"]
+
+
+def test_flag_options_reach_the_pass_and_the_input_file_is_not_swallowed(valid_input: str):
+    driver = CascadeOptMain(args=["--cascade-plan=sram-budget=1000 accelerator=ethos-u55-128", valid_input])
+    (plan,) = driver.pipeline.passes
+    assert driver.args.input_file == valid_input
+    assert (plan.sram_budget, plan.accelerator, plan.striping) == (1000, "ethos-u55-128", "hw")
+
+
+def test_flag_without_options_before_input_file_keeps_the_input_file(valid_input: str):
+    driver = CascadeOptMain(args=["--ethosu-pipeline", valid_input])
+    assert driver.args.input_file == valid_input
+    assert [p.name for p in driver.pipeline.passes] == ["ethosu-pipeline"]
+
+
+def test_p_options_reach_the_pass(valid_input: str):
+    driver = CascadeOptMain(args=[valid_input, "-p", "ethosu-pipeline{memory-mode=Shared_Sram}"])
+    assert driver.pipeline.passes[0].memory_mode == "Shared_Sram"
+
+
+@pytest.mark.parametrize("entry", PASSES, ids=lambda entry: entry.name)
+def test_registry_entry_loads_a_pass_of_that_name(entry):
+    pass_class = get_all_passes()[entry.name]()
+    assert issubclass(pass_class, ModulePass)
+    assert pass_class.name == entry.name
+    assert CASCADE_UNIVERSE.all_passes[entry.name]() is pass_class
+
+
+@pytest.mark.parametrize(
+    "entry", [e for e in PASSES if issubclass(e.load(), UnimplementedPass)], ids=lambda entry: entry.name
+)
+def test_unimplemented_pass_fails_with_its_own_name(entry, valid_input, capsys):
+    status, err = run_and_capture([valid_input, f"--{entry.name}"], capsys)
+    assert status == 1
+    assert err.startswith(f"cascade-opt: error: {entry.name}: not yet implemented")
+    assert len(err.splitlines()) == 1
+
+
+def test_universe_names_our_three_dialects():
+    assert set(CASCADE_UNIVERSE.all_dialects) == {"nn", "cascade", "ethosu"}
+
+
+def test_help_lists_every_pass_flag_with_its_summary(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        run(["--help"])
+    assert exit_info.value.code == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    for entry in PASSES:
+        assert f"--{entry.name} {entry.summary}" in help_text
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "message"),
+    [
+        (["-p", "cascade-plan{nonsense=1}"], "pass 'cascade-plan' has no option 'nonsense'"),
+        (["--cascade-plan=sram-budget=abc"], "invalid options for pass 'cascade-plan'"),
+        (["-p", "no-such-pass"], "unknown pass 'no-such-pass'"),
+        (["-p", "cascade-plan{"], "invalid pass pipeline at column 14"),
+    ],
+)
+def test_bad_pipeline_is_one_error_line(pipeline, message, valid_input, capsys):
+    status, err = run_and_capture([valid_input, *pipeline], capsys)
+    assert status == 1
+    assert err.startswith(f"cascade-opt: error: {message}")
+    assert "Traceback" not in err
+
+
+def test_missing_input_is_one_error_line(tmp_path, capsys):
+    missing = tmp_path / "nope.mlir"
+    status, err = run_and_capture([str(missing)], capsys)
+    assert status == 1
+    assert err == f"cascade-opt: error: cannot read '{missing}': No such file or directory\n"
+
+
+def test_parse_error_is_located(tmp_path, capsys):
+    path = tmp_path / "bad.mlir"
+    path.write_text("func.func @f() {\n  %0 = arith.addi %x, %x : i32\n  func.return\n}\n")
+    status, err = run_and_capture([str(path)], capsys)
+    assert status == 1
+    first_line = err.splitlines()[0]
+    assert first_line.startswith(f"{path}:")
+    assert ": error: " in first_line
+    assert "%x" in first_line
+
+
+def test_verifier_error_names_op_and_source_line(tmp_path, capsys):
+    path = tmp_path / "invalid.mlir"
+    path.write_text("func.func @f(%a: i32) -> i32 {\n  func.return\n}\n")
+    status, err = run_and_capture([str(path)], capsys)
+    assert status == 1
+    assert err.startswith(f"{path}:2:3: error: 'func.return' op Expected arguments")
+    assert len(err.splitlines()) == 1
+
+
+def test_attribute_verifier_error_while_parsing_is_located_at_its_operation(tmp_path, capsys):
+    path = tmp_path / "constant.mlir"
+    path.write_text("func.func @f() -> i8 {\n  %0 = arith.constant 300 : i8\n  func.return %0 : i8\n}\n")
+    status, err = run_and_capture([str(path)], capsys)
+    assert status == 1
+    assert err.startswith(f"{path}:2:3: error: Integer value 300 is out of range for type i8")
+
+
+def test_verifier_error_after_a_pass_names_the_pass(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "valid.mlir"
+    path.write_text(VALID)
+    passes = {**get_all_passes(), BreakingPass.name: lambda: BreakingPass}
+    monkeypatch.setattr(cascade_opt, "get_all_passes", lambda: passes)
+    status, err = run_and_capture([str(path), "-p", "break-return"], capsys)
+    assert status == 1
+    assert err.startswith(f"{path}:2:3: error after pass 'break-return': 'func.return' op Expected arguments")
+
+
+def test_verify_diagnostics_prints_the_message_and_exits_0(tmp_path, capsys):
+    path = tmp_path / "invalid.mlir"
+    path.write_text("func.func @f(%a: i32) -> i32 {\n  func.return\n}\n")
+    assert run([str(path), "--verify-diagnostics"]) == 0
+    assert "Expected arguments to have the same types" in capsys.readouterr().out
+
+
+@dataclasses.dataclass(frozen=True)
+class BreakingPass(ModulePass):
+    """Leaves invalid IR behind: drops the operands of every func.return."""
+
+    name = "break-return"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for return_op in op.walk():
+            if return_op.name == "func.return":
+                return_op.operands = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class ExplodingPass(ModulePass):
+    name = "explode"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        raise ZeroDivisionError("boom")
+
+
+@pytest.fixture
+def with_exploding_pass(monkeypatch):
+    passes = {**get_all_passes(), ExplodingPass.name: lambda: ExplodingPass}
+    monkeypatch.setattr(cascade_opt, "get_all_passes", lambda: passes)
+
+
+@pytest.mark.usefixtures("with_exploding_pass")
+def test_unexpected_exception_is_an_internal_error_naming_the_pass(valid_input, capsys, monkeypatch):
+    monkeypatch.delenv("CASCADE_DEBUG", raising=False)
+    status, err = run_and_capture([valid_input, "-p", "explode"], capsys)
+    assert status == 1
+    assert err.startswith("cascade-opt: internal error in pass 'explode': ZeroDivisionError: boom")
+    assert "Traceback" not in err
+
+
+@pytest.mark.usefixtures("with_exploding_pass")
+def test_cascade_debug_shows_the_exception(valid_input, monkeypatch):
+    monkeypatch.setenv("CASCADE_DEBUG", "1")
+    with pytest.raises(ZeroDivisionError, match="boom"):
+        run([valid_input, "-p", "explode"])
+
+
+def test_entry_point_exits_1_with_one_line_and_no_traceback(tmp_path):
+    missing = tmp_path / "nope.mlir"
+    result = subprocess.run(
+        [sys.executable, "-m", "cascade.tools.cascade_opt", str(missing)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [f"cascade-opt: error: cannot read '{missing}': No such file or directory"]

@@ -1,0 +1,422 @@
+"""cascade-opt: the xdsl-opt driver with our dialects, our passes and mlir-opt style pass flags.
+
+    cascade-opt input.mlir -p 'cascade-plan{sram-budget=1000},rolling-buffer'
+    cascade-opt input.mlir --cascade-plan='sram-budget=1000 accelerator=ethos-u55-128'
+    cascade-opt --cascade-plan --rolling-buffer input.mlir
+
+Every xdsl-opt flag is inherited. Pass flags run in command-line order, after the `-p` passes.
+Bad input ends in one `error:` line (with file:line:col where known) and exit status 1; an
+unexpected exception ends in `cascade-opt: internal error in <stage>: ...` (CASCADE_DEBUG=1 shows
+the traceback instead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+from collections.abc import Callable, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from typing import IO, Any
+
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass, get_pass_option_infos
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    MultipleSpansParseError,
+    ParseError,
+    VerifyException,
+)
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from cascade.passes import PASSES, get_all_passes
+from cascade.universe import get_all_dialects
+
+PROG = "cascade-opt"
+DEBUG_ENV = "CASCADE_DEBUG"
+FLAG_PASSES_DEST = "flag_passes"
+PASS_OPTIONS_FLAG = "--pass-options"
+
+
+def _own_version() -> str:
+    try:
+        return version("cascade-opt")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+class UserError(Exception):
+    """Bad input from the user: printed as one `error:` line, exit status 1."""
+
+
+@dataclasses.dataclass
+class LocatedDiagnostic:
+    """A diagnostic exception and its report, written where the IR it is about was at hand."""
+
+    error: Exception
+    report: str
+
+
+class _AppendPassFlag(argparse.Action):
+    """`--<pass>`: appends [pass-name, options] to the flag list, keeping command-line order."""
+
+    def __init__(self, *args: Any, pass_name: str, **kwargs: Any) -> None:
+        self.pass_name = pass_name
+        super().__init__(*args, nargs=0, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        flags = list(getattr(namespace, self.dest) or [])
+        flags.append((self.pass_name, ""))
+        setattr(namespace, self.dest, flags)
+
+
+class _SetPassOptions(argparse.Action):
+    """Hidden `--pass-options=OPTS`: the options of the pass flag just before it."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        flags = list(getattr(namespace, self.dest) or [])
+        if not flags:
+            parser.error(f"{PASS_OPTIONS_FLAG} must follow a pass flag")
+        flags[-1] = (flags[-1][0], values)
+        setattr(namespace, self.dest, flags)
+
+
+def split_pass_flag_options(argv: Sequence[str], pass_names: Sequence[str]) -> list[str]:
+    """Rewrite `--<pass>=OPTS` as `--<pass> --pass-options=OPTS`.
+
+    A pass flag cannot take an optional value (`nargs='?'`): in `--cascade-plan input.mlir`,
+    argparse would take the input file as the options. So the flags take no value, and an
+    explicit `=OPTS` is moved into a hidden option that attaches to the preceding flag.
+    """
+    flags = {f"--{name}" for name in pass_names}
+    expanded: list[str] = []
+    for arg in argv:
+        flag, eq, options = arg.partition("=")
+        if eq and flag in flags:
+            expanded += [flag, f"{PASS_OPTIONS_FLAG}={options}"]
+        else:
+            expanded.append(arg)
+    return expanded
+
+
+def pipeline_spec(passes: str, flag_passes: Sequence[tuple[str, str]]) -> str:
+    """The `-p` pipeline followed by the pass flags, in command-line order."""
+    specs = [f"{name}{{{options}}}" if options.strip() else name for name, options in flag_passes]
+    return ",".join(spec for spec in (passes, *specs) if spec)
+
+
+def _option_summary(pass_class: type[ModulePass]) -> str:
+    infos = get_pass_option_infos(pass_class)
+    if not infos:
+        return "it takes no options"
+    options = ", ".join(f"{info.name.replace('_', '-')}: {info.expected_type}" for info in infos)
+    return f"its options are {options}"
+
+
+def format_pipeline_syntax_error(error: ArgSpecParseError) -> str:
+    """`invalid pass pipeline at column C: message`, then the pipeline with a caret."""
+    # xDSL's text: a header, "pass-pipeline:1:C", the pipeline, the caret line, the message.
+    lines = [line for line in str(error).splitlines()[1:] if line.strip()]
+    if len(lines) != 4:
+        return f"invalid pass pipeline: {error}"
+    location, pipeline, caret, message = lines
+    column = location.rsplit(":", 1)[-1]
+    return f"invalid pass pipeline at column {column}: {message.strip()}\n{pipeline}\n{caret}"
+
+
+def check_pipeline(available_passes: dict[str, Callable[[], type[ModulePass]]], spec: str) -> None:
+    """Raise UserError naming the pass when `spec` has an unknown pass or a bad option.
+
+    xDSL raises the same errors later, but without saying which pass or option is wrong.
+    """
+    try:
+        arg_specs = list(parse_pipeline(spec))
+    except ArgSpecParseError as error:
+        raise UserError(format_pipeline_syntax_error(error)) from None
+    for arg_spec in arg_specs:
+        if arg_spec.name not in available_passes:
+            raise UserError(f"unknown pass '{arg_spec.name}' (`{PROG} --help` lists them)")
+        pass_class = available_passes[arg_spec.name]()
+        _check_pass_options(pass_class, arg_spec)
+
+
+def _check_pass_options(pass_class: type[ModulePass], arg_spec: ArgSpec) -> None:
+    known = {info.name for info in get_pass_option_infos(pass_class)}
+    given = arg_spec.normalize_parameter_names().parameters
+    if unknown := [name.replace("_", "-") for name in given if name not in known]:
+        raise UserError(
+            f"pass '{arg_spec.name}' has no option {', '.join(map(repr, unknown))}; {_option_summary(pass_class)}"
+        )
+    try:
+        pass_class.from_pass_spec(arg_spec)
+    except ValueError as error:
+        raise UserError(f"invalid options for pass '{arg_spec.name}': {error}; {_option_summary(pass_class)}") from None
+
+
+class _LocatingParser(Parser):
+    """A parser that gives each parsed operation without a `loc(...)` its file:line:col.
+
+    xDSL keeps no source position on operations, so without this a verifier error could not
+    say where the failing operation is written.
+    """
+
+    def __init__(self, *args: Any, line_offset: int = 0, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.line_offset = line_offset
+        self.open_operations: list[FileLineColLoc] = []
+        """Where each operation being parsed starts, outermost first."""
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span.get_location()
+        location = FileLineColLoc(StringAttr(start.file), IntAttr(start.line + self.line_offset), IntAttr(start.col))
+        self.open_operations.append(location)
+        op = super().parse_operation()
+        self.open_operations.pop()
+        if isinstance(op.location, UnknownLoc):
+            op.location = location
+        return op
+
+    def innermost_open_operation(self) -> FileLineColLoc | None:
+        """Where the operation that was being parsed when parsing stopped starts."""
+        return self.open_operations[-1] if self.open_operations else None
+
+
+def _format_location(location: object) -> str | None:
+    if not isinstance(location, FileLineColLoc):
+        return None
+    return f"{location.filename.data}:{location.line.data}:{location.column.data}"
+
+
+def _failing_op(module: ModuleOp) -> tuple[Operation, VerifyException] | None:
+    """The innermost operation that fails verification on its own, with its error."""
+    for op in module.walk(region_first=True):
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as error:
+            return op, error
+    return None
+
+
+def format_parse_error(error: ParseError) -> str:
+    """`file:line:col: error: message`, then the source line with carets under the span."""
+    context = error.span.print_with_context().splitlines()[1:]
+    lines = [f"{error.span.get_location()}: error: {error.msg}", *context]
+    if isinstance(error, MultipleSpansParseError):
+        lines.append(str(error).split(error.msg, 1)[-1].strip("\n"))
+    return "\n".join(lines)
+
+
+def format_verification_failure(module: ModuleOp, error: VerifyException, after_pass: str | None) -> str:
+    """`file:line:col: error: 'op.name' op message`, or the plain message when no op is found."""
+    after = f" after pass '{after_pass}'" if after_pass else ""
+    culprit = _failing_op(module)
+    if culprit is None:
+        return f"{PROG}: error: IR{after} does not verify: {error}"
+    op, op_error = culprit
+    message = f"'{op.name}' op {op_error}"
+    if (location := _format_location(op.location)) is not None:
+        return f"{location}: error{after}: {message}"
+    return f"{PROG}: error: IR{after} does not verify: {message}"
+
+
+class CascadeOptMain(xDSLOptMain):
+    """xdsl-opt with the cascade dialects and passes, and one `--<pass>` flag per pass."""
+
+    version_format = f"{PROG} {_own_version()} (xDSL {{xdsl_version}})"
+
+    stage: str
+    """What the driver is doing, for the internal-error message."""
+
+    located: LocatedDiagnostic | None
+    """The report of the last verifier error, with the location of the IR it is about."""
+
+    def __init__(self, args: Sequence[str] | None = None) -> None:
+        self.stage = "startup"
+        self.located = None
+        argv = sys.argv[1:] if args is None else list(args)
+        argv = split_pass_flag_options(argv, [entry.name for entry in PASSES])
+        super().__init__(
+            description="Cascading scheduler and rolling-buffer compiler for the Arm Ethos-U NPU",
+            args=argv,
+        )
+
+    def register_all_dialects(self) -> None:
+        super().register_all_dialects()
+        # The xdsl.universe entry point normally registers ours already; this covers a source
+        # tree used without an install (stale or missing package metadata).
+        registered = set(self.ctx.registered_dialect_names)
+        for name, factory in get_all_dialects().items():
+            if name not in registered:
+                self.ctx.register_dialect(name, factory)
+
+    def register_all_frontends(self) -> None:
+        """Input formats by file extension: MLIR text, and TFLite flatbuffers imported as `nn`."""
+        super().register_all_frontends()
+        self.available_frontends["tflite"] = _parse_tflite
+
+    def register_all_passes(self) -> None:
+        super().register_all_passes()
+        for name, factory in get_all_passes().items():
+            self.available_passes.setdefault(name, factory)
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.prog = PROG
+        group = arg_parser.add_argument_group(
+            "cascade passes",
+            "Each runs in command-line order after the -p passes. Give options as --<pass>='name=value name=value'.",
+        )
+        for entry in PASSES:
+            group.add_argument(
+                f"--{entry.name}",
+                action=_AppendPassFlag,
+                pass_name=entry.name,
+                dest=FLAG_PASSES_DEST,
+                default=[],
+                help=entry.summary,
+            )
+        arg_parser.add_argument(
+            PASS_OPTIONS_FLAG, action=_SetPassOptions, dest=FLAG_PASSES_DEST, help=argparse.SUPPRESS
+        )
+
+    def setup_pipeline(self) -> None:
+        self.args.passes = pipeline_spec(self.args.passes, self.args.flag_passes)
+        check_pipeline(self.available_passes, self.args.passes)
+        super().setup_pipeline()
+        self.pipeline = dataclasses.replace(self.pipeline, callback=self._observing(self.pipeline.callback))
+
+    def _observing(
+        self, callback: Callable[[ModulePass | None, ModuleOp, ModulePass | None], None] | None
+    ) -> Callable[[ModulePass | None, ModuleOp, ModulePass | None], None]:
+        """Wrap the pipeline callback to track the running pass and keep verifier failures."""
+
+        def observe(previous: ModulePass | None, module: ModuleOp, following: ModulePass | None) -> None:
+            self.stage = "verification"
+            try:
+                if callback is not None:
+                    callback(previous, module, following)
+            except VerifyException as error:
+                after = previous.name if previous is not None else None
+                self.located = LocatedDiagnostic(error, format_verification_failure(module, error, after))
+                raise
+            if following is not None:
+                self.stage = f"pass '{following.name}'"
+
+        return observe
+
+    def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
+        self.stage = "reading input"
+        try:
+            return super().prepare_input()
+        except OSError as error:
+            raise UserError(f"cannot read '{error.filename}': {error.strerror}") from None
+        except ValueError as error:
+            known = ", ".join(f".{name}" for name in self.available_frontends)
+            raise UserError(f"{error}; known input formats: {known}") from None
+
+    def prepare_output(self) -> IO[str]:
+        self.stage = "opening output"
+        try:
+            return super().prepare_output()
+        except OSError as error:
+            raise UserError(f"cannot write '{error.filename}': {error.strerror}") from None
+
+    def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
+        self.stage = "parsing"
+        if (self.args.frontend or file_extension) != "mlir":
+            from cascade.frontends.tflite import TFLiteImportError
+
+            try:
+                return super().parse_chunk(chunk, file_extension, start_offset)
+            except TFLiteImportError as error:
+                raise UserError(f"{self.get_input_name()}: {error}") from None
+        try:
+            text = chunk.read().decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise UserError(f"{self.get_input_name()}: input is not UTF-8 text ({error})") from None
+        parser = _LocatingParser(self.ctx, text, self.get_input_name(), line_offset=start_offset)
+        try:
+            return parser.parse_module(not self.args.no_implicit_module)
+        except VerifyException as error:
+            # An attribute or type that fails its verifier while being parsed (`300 : i8`).
+            location = _format_location(parser.innermost_open_operation())
+            where = location if location is not None else PROG
+            self.located = LocatedDiagnostic(error, f"{where}: error: {error}")
+            raise
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        self.stage = "printing"
+        return super().output_resulting_program(prog)
+
+    def describe(self, error: DiagnosticException) -> str:
+        """The report of a diagnostic: located when it is a verifier error on parsed IR."""
+        if self.located is not None and self.located.error is error:
+            return self.located.report
+        return f"{PROG}: error: {error}"
+
+
+def _parse_tflite(stream: IO[bytes]) -> ModuleOp:
+    from cascade.frontends.tflite import parse_tflite
+
+    return parse_tflite(stream)
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Run cascade-opt and return its exit status; errors are reported on stderr."""
+    driver: CascadeOptMain | None = None
+    try:
+        driver = CascadeOptMain(args=argv)
+        driver.run()
+    except Exception as error:
+        if os.environ.get(DEBUG_ENV):
+            raise
+        _print_error(_report(error, driver))
+        return 1
+    except ArgSpecParseError as error:  # a BaseException in xDSL, so not caught above
+        if os.environ.get(DEBUG_ENV):
+            raise
+        _print_error(f"{PROG}: error: {format_pipeline_syntax_error(error)}")
+        return 1
+    return 0
+
+
+def _print_error(message: str) -> None:
+    # Output already printed (earlier chunks, --print-between-passes) must come first in `2>&1`.
+    sys.stdout.flush()
+    print(message, file=sys.stderr)
+
+
+def _report(error: Exception, driver: CascadeOptMain | None) -> str:
+    if isinstance(error, UserError):
+        return f"{PROG}: error: {error}"
+    if isinstance(error, ParseError):
+        return format_parse_error(error)
+    if isinstance(error, DiagnosticException):
+        return driver.describe(error) if driver is not None else f"{PROG}: error: {error}"
+    stage = driver.stage if driver is not None else "startup"
+    return f"{PROG}: internal error in {stage}: {type(error).__name__}: {error} (set {DEBUG_ENV}=1 for the traceback)"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    sys.exit(run(argv))
+
+
+if __name__ == "__main__":
+    main()
