@@ -195,7 +195,12 @@ class NNFunctions(InterpreterFunctions):
         out = op.output_quant
         if (_scale(out), _zero_point(out)) != (1 / 256, -128):
             raise InterpretationError("int8 softmax needs the output quantization 1/256:-128, as TFLite requires")
-        return (kernels.softmax(args[0], input_scale=_scale(op.input_quant), beta=op.beta.value.data),)
+        scale, beta = _scale(op.input_quant), op.beta.value.data
+        if not kernels.softmax_reference_supported(scale, beta):
+            # TFLite's reference kernel aborts for beta * scale * 2^26 <= 1; its default kernel
+            # (a lookup table) is what TFLite itself computes there.
+            return (kernels.softmax_lut(args[0], input_scale=scale, beta=beta),)
+        return (kernels.softmax(args[0], input_scale=scale, beta=beta),)
 
     @impl(nn.PadOp)
     def run_pad(self, interpreter: Interpreter, op: nn.PadOp, args: PythonValues) -> PythonValues:
