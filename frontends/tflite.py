@@ -226,7 +226,10 @@ class _Importer:
         if not inputs or not outputs:
             raise TFLiteImportError("the main subgraph has no inputs or no outputs")
         for index in inputs:
-            tensor = self.activation(index, "model input")
+            try:
+                tensor = self.activation(index, "model input")
+            except TFLiteImportError as error:
+                raise TFLiteImportError(f"{self.first_reader(index)}{error}") from None
             arg_types.append(TensorType(IntegerType(8), tensor.shape))
         body = Block(arg_types=arg_types)
         for arg, index in zip(body.args, inputs, strict=True):
@@ -246,6 +249,24 @@ class _Importer:
         func = FuncOp("main", FunctionType.from_lists(arg_types, [r.type for r in results]), Region(body))
         return ModuleOp([func])
 
+    def first_reader(self, index: int) -> str:
+        """'operator #k NAME: ' for the first operator reading tensor `index`, or ''."""
+        for op_index in range(self.graph.OperatorsLength()):
+            op = self.graph.Operators(op_index)
+            if op.InputsLength() and index in op.InputsAsNumpy():
+                return f"{self.operator_name(op_index)}: "
+        return ""
+
+    def operator_name(self, op_index: int) -> str:
+        op = self.graph.Operators(op_index)
+        if not 0 <= op.OpcodeIndex() < self.model.OperatorCodesLength():
+            raise TFLiteImportError(f"operator #{op_index} has an invalid opcode index {op.OpcodeIndex()}")
+        code = self.model.OperatorCodes(op.OpcodeIndex())
+        opcode = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+        if opcode == BuiltinOperator.CUSTOM:
+            return f"operator #{op_index} CUSTOM '{(code.CustomCode() or b'').decode(errors='replace')}'"
+        return f"operator #{op_index} {_OPCODE_NAMES.get(opcode, f'opcode {opcode}')}"
+
     def activation(self, index: int, role: str) -> TFLiteTensor:
         """An int8 activation tensor, checked to be per-tensor quantized."""
         tensor = self.tensor(index)
@@ -262,16 +283,10 @@ class _Importer:
         return tensor
 
     def operator(self, op_index: int) -> None:
+        where = self.operator_name(op_index)
         op = self.graph.Operators(op_index)
-        if not 0 <= op.OpcodeIndex() < self.model.OperatorCodesLength():
-            raise TFLiteImportError(f"operator #{op_index} has an invalid opcode index {op.OpcodeIndex()}")
         code = self.model.OperatorCodes(op.OpcodeIndex())
-        opcode = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
-        opname = _OPCODE_NAMES.get(opcode, f"opcode {opcode}")
-        if opcode == BuiltinOperator.CUSTOM:
-            opname = f"CUSTOM '{(code.CustomCode() or b'').decode(errors='replace')}'"
-        handler = _HANDLERS.get(opcode)
-        where = f"operator #{op_index} {opname}"
+        handler = _HANDLERS.get(max(code.BuiltinCode(), code.DeprecatedBuiltinCode()))
         if handler is None:
             raise TFLiteImportError(f"{where}: unsupported operator")
         inputs = [int(i) for i in op.InputsAsNumpy()] if op.InputsLength() else []

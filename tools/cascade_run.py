@@ -58,7 +58,9 @@ def read_inputs(path: Path, module: ModuleOp) -> list[np.ndarray]:
             raise RunError(f"{path}: no array for input {index} (tried {', '.join(k for k in keys if k)})")
         value = archive[key]
         if tuple(value.shape) != ty.get_shape() or value.dtype != np.int8:
-            raise RunError(f"{path}: input '{key}' is {value.dtype}{list(value.shape)}, expected int8{ty.get_shape()}")
+            raise RunError(
+                f"{path}: input '{key}' is {value.dtype}{list(value.shape)}, expected int8{list(ty.get_shape())}"
+            )
         inputs.append(value)
     return inputs
 
