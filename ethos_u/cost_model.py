@@ -1,0 +1,285 @@
+"""`EthosUCostModel`: the planner's `CostModel` for an Ethos-U55/U65 configuration.
+
+The generic planner asks three questions (`cascade.passes.planner.cost.CostModel`):
+
+* `stripe_cycles(op, output, weights_in_sram)`: cycles to compute a region of an operator's
+  output with its feature maps in SRAM. The operator is lowered to NPU operations for exactly
+  that region (`cascade.ethos_u.lowering`), each priced by `cascade.ethos_u.performance`:
+  compute with the block config Vela would pick, and traffic per memory. Weights stream from
+  their home memory (flash or DRAM) once per OFM block row/column of the stripe unless
+  `weights_in_sram`, in which case they are read from SRAM (the one-time copy is
+  `weight_transfer_cycles`, for the planner to add where it schedules the DMA).
+* `weight_buffer_bytes(op)`: SRAM for the encoded weight stream and the bias/scale records.
+  The stream is encoded with Vela's own encoder (`npu_encode_weights`), so its size is what the
+  hardware reads, compression included.
+* `buffer_bytes(tensor, region_shape)`: SRAM for a feature-map buffer in the NPU's brick layout
+  (NHCWB16: depth rounded up to 16), 16-byte aligned.
+
+`region_cost` answers the same question with any placement of the operands, which the
+network estimate (`cascade.ethos_u.estimate`) uses for Vela's memory modes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+from ethosu.vela.api import NpuBlockTraversal, npu_encode_weights
+
+from cascade.dialects.access import Region
+from cascade.ethos_u.arch import ArchConfig, Memory
+from cascade.ethos_u.lowering import LoweredOp, Operand, hwc, lower
+from cascade.ethos_u.performance import (
+    BlockConfig,
+    Layout,
+    NpuKind,
+    OpPerformance,
+    Placement,
+    Traversal,
+    op_performance,
+    select_block_config,
+    transfer_cycles,
+)
+from cascade.passes.planner.graph import OpInfo, TensorInfo
+
+ALIGNMENT = 16  # Vela aligns every tensor, weight stream and buffer to 16 bytes
+SCALE_RECORD_BYTES = 10  # per output channel: 40-bit bias, 32-bit scale, 6-bit shift
+
+
+def _round_up(value: int, quantum: int) -> int:
+    return -(-value // quantum) * quantum
+
+
+@dataclass(frozen=True)
+class MemoryMap:
+    """Where the operands of an operator live.
+
+    `tensors` overrides `feature_maps` for particular program tensors; temporaries inside a
+    decomposed operator (mean, softmax) use `temporaries`; constants other than the weight stream
+    (softmax's scalars, a constant addend) use `constants`.
+    """
+
+    feature_maps: Memory
+    temporaries: Memory
+    constants: Memory
+    tensors: Mapping[str, Memory] = field(default_factory=dict, hash=False, compare=False)
+
+    def memory(self, operand: Operand) -> Memory:
+        if operand.constant:
+            return self.constants
+        if operand.tensor is None:
+            return self.temporaries
+        return self.tensors.get(operand.tensor, self.feature_maps)
+
+
+@dataclass
+class RegionCost:
+    """The NPU operations that compute one region of an operator, priced."""
+
+    ops: list[tuple[LoweredOp, OpPerformance]]
+
+    @property
+    def total_cycles(self) -> int:
+        """Each NPU operation runs as long as its slowest resource; operations run one after another."""
+        return sum(perf.total_cycles for _, perf in self.ops)
+
+    @property
+    def npu_cycles(self) -> int:
+        return sum(perf.npu_cycles for _, perf in self.ops)
+
+    @property
+    def macs(self) -> int:
+        return sum(perf.macs for _, perf in self.ops)
+
+    def bytes_by_memory(self) -> dict[str, int]:
+        totals: dict[str, int] = {}
+        for _, perf in self.ops:
+            for memory, count in perf.bytes_by_memory().items():
+                totals[memory] = totals.get(memory, 0) + count
+        return totals
+
+    def access_cycles(self) -> dict[str, int]:
+        totals: dict[str, int] = {}
+        for _, perf in self.ops:
+            for memory, cycles in perf.access_cycles.items():
+                totals[memory] = totals.get(memory, 0) + cycles
+        return totals
+
+
+class EthosUCostModel:
+    """Prices operators and stripes on one Ethos-U configuration (implements `CostModel`)."""
+
+    def __init__(self, arch: ArchConfig, layouts: Mapping[str, Layout] | None = None) -> None:
+        self.arch = arch
+        self.layouts: dict[str, Layout] = dict(layouts or {})
+        self._encoded: dict[tuple[object, ...], int] = {}
+        self._keys: dict[int, tuple[OpInfo, tuple[object, ...] | None]] = {}
+
+    # ------------------------------------------------------------------ #
+    # The CostModel protocol
+    # ------------------------------------------------------------------ #
+
+    def stripe_cycles(self, op: OpInfo, output: Region, weights_in_sram: bool) -> int:
+        """Cycles to compute `output` of `op` with its feature maps in SRAM (see the module doc)."""
+        sram = self.arch.staging_memory
+        memories = MemoryMap(sram, sram, self.arch.const_memory)
+        return self.region_cost(op, output, memories, weights_in_sram).total_cycles
+
+    def weight_buffer_bytes(self, op: OpInfo) -> int:
+        """SRAM for all of `op`'s weights: encoded stream plus scale records, each 16-byte aligned."""
+        weights = self.encoded_weight_bytes(op)
+        if not weights:
+            return 0
+        return _round_up(weights, ALIGNMENT) + _round_up(self.scale_bytes(op), ALIGNMENT)
+
+    def buffer_bytes(self, tensor: TensorInfo, region_shape: tuple[int, ...]) -> int:
+        """SRAM for a `region_shape` part of `tensor`: brick layout rounds the depth up to 16.
+
+        A 5x16x24 int8 stripe in NHCWB16 takes 5 * 16 * 32 = 2560 bytes.
+        """
+        shape = hwc(region_shape)
+        depth = shape[2]
+        if self.layouts.get(tensor.name, Layout.NHCWB16) is Layout.NHCWB16:
+            depth = _round_up(depth, 16)
+        return _round_up(shape[0] * shape[1] * depth * tensor.element_bytes, ALIGNMENT)
+
+    # ------------------------------------------------------------------ #
+    # Weights
+    # ------------------------------------------------------------------ #
+
+    def scale_bytes(self, op: OpInfo) -> int:
+        """Bias and scale records: 10 bytes per output channel of an operator with weights."""
+        if op.kind in ("conv2d", "depthwise_conv2d", "transpose_conv2d", "fully_connected", "mean"):
+            return SCALE_RECORD_BYTES * op.output.shape[-1]
+        return 0
+
+    def weight_transfer_cycles(self, op: OpInfo) -> int:
+        """Cycles for a DMA of all of `op`'s weights from their home memory into SRAM."""
+        size = self.weight_buffer_bytes(op)
+        return transfer_cycles(self.arch.const_memory, self.arch.staging_memory, size) if size else 0
+
+    def encoded_weight_bytes(self, op: OpInfo) -> int:
+        """Length of the weight stream the NPU reads for the whole operator (0 without weights)."""
+        known = self._keys.get(id(op))
+        if known is None or known[0] is not op:
+            known = (op, self._weight_key(op))  # the op is kept so that its id stays unique
+            self._keys[id(op)] = known
+        key = known[1]
+        if key is None:
+            return 0
+        if key not in self._encoded:
+            self._encoded[key] = self._encode(op)
+        return self._encoded[key]
+
+    def _weight_key(self, op: OpInfo) -> tuple[object, ...] | None:
+        if op.kind == "mean":
+            lowered = lower(op, None, self.layouts, weight_bytes=1)
+            npu = lowered[0].npu
+            return ("ones", npu.kernel.height, npu.kernel.width, npu.ofm[2])
+        if op.kind not in ("conv2d", "depthwise_conv2d", "transpose_conv2d", "fully_connected") or not op.weights:
+            return None
+        values = op.attributes.get("weight_values")
+        digest = (
+            hashlib.sha1(np.ascontiguousarray(values).tobytes()).hexdigest() if isinstance(values, np.ndarray) else None
+        )
+        return (op.name, op.kind, op.output.shape, op.weights[0].shape, digest, op.attributes.get("weight_zero_points"))
+
+    def _encode(self, op: OpInfo) -> int:
+        """Encode the weights as Vela would for the block config chosen for the whole operator."""
+        raw = max(1, math.prod(op.weights[0].shape)) if op.weights else 1
+        lowered = [step for step in lower(op, None, self.layouts, weight_bytes=raw) if step.uses_weights]
+        if not lowered:
+            return 0
+        npu = lowered[0].npu
+        block = select_block_config(npu, self.arch.accelerator)
+        volume = self._ohwi_weights(op, npu.kernel.height, npu.kernel.width, npu.ofm[2])
+        if volume is None:
+            # No constant data (a hand-built operator): assume incompressible int8 weights.
+            return _round_up(raw, ALIGNMENT)
+        traversal = {
+            Traversal.PART_KERNEL: NpuBlockTraversal.PART_KERNEL_FIRST,
+            Traversal.DEPTH_FIRST: NpuBlockTraversal.DEPTH_FIRST,
+            Traversal.DEPTHWISE: NpuBlockTraversal.DEPTH_FIRST,
+        }[block.traversal]
+        dilation = (min(npu.kernel.dilation_x, 2), min(npu.kernel.dilation_y, 2))
+        try:
+            stream = npu_encode_weights(
+                self.arch.accelerator.npu_accelerator,
+                volume,
+                dilation,
+                npu.ifm_bits,
+                block.ofm_block[2],
+                npu.kind is NpuKind.DEPTHWISE,
+                traversal,
+            )
+        except (AssertionError, ValueError):
+            # A shape the encoder rejects (e.g. a depth multiplier): price it as raw int8 weights.
+            return _round_up(raw, ALIGNMENT)
+        return _round_up(len(stream), ALIGNMENT)
+
+    @staticmethod
+    def _ohwi_weights(op: OpInfo, kernel_h: int, kernel_w: int, channels: int) -> np.ndarray | None:
+        """The weights as the encoder wants them: OHWI, zero point subtracted, int16."""
+        if op.kind == "mean":
+            return np.ones((channels, kernel_h, kernel_w, 1), dtype=np.int16)
+        values = op.attributes.get("weight_values")
+        if not isinstance(values, np.ndarray):
+            return None
+        weights = values.astype(np.int16)
+        zero_points = np.asarray(op.attributes.get("weight_zero_points", (0,)), dtype=np.int16)
+        if op.kind == "depthwise_conv2d":
+            weights = weights.reshape(weights.shape[1], weights.shape[2], weights.shape[3])
+            weights = weights - (zero_points if zero_points.size in (1, weights.shape[-1]) else 0)
+            return np.ascontiguousarray(weights.transpose(2, 0, 1)[..., np.newaxis])
+        if op.kind == "fully_connected":
+            weights = weights.reshape(weights.shape[0], 1, 1, weights.shape[1])
+        if zero_points.size in (1, weights.shape[0]):
+            weights = weights - zero_points.reshape(-1, 1, 1, 1)
+        return np.ascontiguousarray(weights)
+
+    # ------------------------------------------------------------------ #
+    # Pricing
+    # ------------------------------------------------------------------ #
+
+    def lower(self, op: OpInfo, output: Region | None = None) -> list[LoweredOp]:
+        """The NPU operations for `output` (default the whole output) of `op`."""
+        return lower(op, output, self.layouts, self.encoded_weight_bytes(op))
+
+    def region_cost(
+        self,
+        op: OpInfo,
+        output: Region,
+        memories: MemoryMap,
+        weights_in_sram: bool,
+        first: bool = True,
+        full_op_blocks: bool = False,
+    ) -> RegionCost:
+        """Price the NPU operations computing `output` of `op` with operands placed by `memories`.
+
+        Weights are read from SRAM when `weights_in_sram`, else from the constant memory. `first`
+        False means the operation follows another stripe of the same operator back to back.
+        `full_op_blocks` keeps the block configs chosen for the whole operator (as for the depth
+        slices of double-buffered weights) instead of choosing one for the region.
+        """
+        weight_memory = self.arch.staging_memory if weights_in_sram else self.arch.const_memory
+        steps = self.lower(op, output)
+        blocks: list[BlockConfig | None] = [None] * len(steps)
+        if full_op_blocks:
+            whole = self.lower(op)
+            if len(whole) == len(steps):
+                blocks = [select_block_config(step.npu, self.arch.accelerator) for step in whole]
+        priced = []
+        for step, block in zip(steps, blocks, strict=True):
+            placement = Placement(
+                ifm=memories.memory(step.ifm),
+                ofm=memories.memory(step.ofm),
+                ifm2=memories.memory(step.ifm2) if step.ifm2 is not None else None,
+                weights=weight_memory if step.uses_weights else None,
+                scales=weight_memory if step.uses_weights else None,
+            )
+            perf = op_performance(step.npu, self.arch.accelerator, placement, block=block, first=first)
+            priced.append((step, perf))
+        return RegionCost(priced)

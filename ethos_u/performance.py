@@ -1,0 +1,948 @@
+"""Cycle and traffic model of one Ethos-U hardware operation on one stripe.
+
+An `NpuOp` is what the NPU executes in one command: a convolution, depthwise convolution,
+vector product (fully connected), pooling, reduce-sum or elementwise operation over an OFM
+box. This module prices it the way the hardware (and Vela's estimator) sees it:
+
+* **Block config.** The OFM is produced block by block; a block must fit the shared buffer
+  (SHRAM) together with the IFM it needs. The valid blocks come from Vela's
+  `npu_find_block_configs` (plus the odd sizes it skips, checked by the same SHRAM allocator);
+  among them we pick the one that fetches the fewest IFM and weight bytes per output element,
+  as Vela's scheduler does (`select_block_config`).
+* **Compute.** Per block, the MAC array steps over micro-blocks and kernel positions
+  (`mac_cycles_per_block`); the output unit (AO) spends a fixed number of cycles per element for
+  rescaling and activation; the command stream must also issue the block's memory transfers.
+  Blocks pipeline, so the op takes `blocks * max(mac, ao, issue)` plus one block of the other
+  stages and the first IFM fetch / last OFM write (`npu_cycles`).
+* **Memory.** IFM, OFM, weights and scales are moved in bursts; short bursts waste bandwidth
+  (`burst_bytes`). Weights are fetched again for every OFM block position in H and W
+  (`element_access`). Each memory is busy for `bytes / bandwidth` cycles (`access_cycles`).
+
+The NPU and the DMA overlap, so an op takes the maximum of its compute cycles and the busiest
+memory's access cycles (`OpPerformance.total_cycles`).
+
+All shapes are (height, width, depth) tuples of the OFM/IFM region processed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import lru_cache
+
+import numpy as np
+from ethosu.vela.api import (
+    NpuActivation,
+    NpuActivationOp,
+    NpuBlockTraversal,
+    NpuConv2DOperation,
+    NpuConvDepthWiseOperation,
+    NpuDataType,
+    NpuElementWiseOp,
+    NpuElementWiseOperation,
+    NpuFeatureMap,
+    NpuKernel,
+    NpuLayout,
+    NpuPoolingOp,
+    NpuPoolingOperation,
+    NpuQuantization,
+    NpuResamplingMode,
+    NpuShape3D,
+    npu_find_block_configs,
+)
+
+from cascade.ethos_u.arch import AcceleratorConfig, Memory
+
+Shape = tuple[int, int, int]
+
+SUBKERNEL_MAX = 8  # the NPU splits kernels larger than 8x8 into 8x8 sub-kernels
+OFM_SPLIT_DEPTH = 16  # a block that does not cover the whole OFM depth must be a multiple of 16 deep
+
+
+class NpuKind(Enum):
+    """The hardware operation types of the Ethos-U55/U65 command stream."""
+
+    CONV2D = "conv2d"
+    DEPTHWISE = "depthwise"
+    VECTOR_PRODUCT = "vector_product"  # fully connected
+    POOLING = "pooling"
+    REDUCE_SUM = "reduce_sum"
+    ELEMENTWISE = "elementwise"
+
+    @property
+    def uses_macs(self) -> bool:
+        return self is not NpuKind.ELEMENTWISE
+
+    @property
+    def subkernel_limit(self) -> int:
+        return 1 if self in (NpuKind.VECTOR_PRODUCT, NpuKind.ELEMENTWISE) else SUBKERNEL_MAX
+
+
+class Traversal(Enum):
+    """How a convolution walks its kernel: all input channels of one kernel position first
+    (depth-first), or four kernel positions of eight channels at a time (part-kernel-first)."""
+
+    DEPTH_FIRST = "depth_first"
+    PART_KERNEL = "part_kernel"
+    DEPTHWISE = "depthwise"
+
+
+class Layout(Enum):
+    NHWC = "NHWC"
+    NHCWB16 = "NHCWB16"  # bricks of 16 channels: what the NPU writes by default
+
+
+class Activation(Enum):
+    """The activation stage: none, a clamp (ReLU family), or a 256-entry table (sigmoid, tanh, LUT)."""
+
+    NONE = "none"
+    CLAMP = "clamp"
+    LUT = "lut"
+
+
+@dataclass(frozen=True)
+class Kernel:
+    height: int = 1
+    width: int = 1
+    stride_y: int = 1
+    stride_x: int = 1
+    dilation_y: int = 1
+    dilation_x: int = 1
+
+    @property
+    def dilated(self) -> tuple[int, int]:
+        """(height, width) spanned by the dilated kernel: 3x3 with dilation 2 spans 5x5."""
+        return (self.height - 1) * self.dilation_y + 1, (self.width - 1) * self.dilation_x + 1
+
+    @property
+    def area(self) -> int:
+        return self.height * self.width
+
+
+@dataclass(frozen=True)
+class NpuOp:
+    """One NPU operation over an OFM region of shape `ofm`, reading `ifm` (and `ifm2`).
+
+    `ifm` is the part of the input actually read for this OFM region (for a stripe, the input
+    rows the stripe needs), full width and depth. `sub_kind` names the elementwise operation
+    ("add", "sub", "mul", "min", "max", "shl", "shr", "clz", "lrelu", "abs") or the pooling
+    ("max", "avg"). `weight_bytes` is the length of the encoded weight stream the NPU reads,
+    `scale_bytes` that of the bias/scale records (10 bytes per output channel).
+    """
+
+    kind: NpuKind
+    ifm: Shape
+    ofm: Shape
+    kernel: Kernel = Kernel()
+    ifm2: Shape | None = None
+    sub_kind: str = ""
+    activation: Activation = Activation.NONE
+    ifm_bits: int = 8
+    ofm_bits: int = 8
+    ifm_layout: Layout = Layout.NHCWB16
+    ifm2_layout: Layout = Layout.NHCWB16
+    ofm_layout: Layout = Layout.NHCWB16
+    upscale: int = 1  # 2 for nearest-neighbour 2x upscaling of the IFM (resize, transpose conv)
+    rescaled: bool = True
+    weight_bytes: int = 0
+    scale_bytes: int = 0
+
+    @property
+    def has_weights(self) -> bool:
+        return self.weight_bytes > 0
+
+    @property
+    def macs(self) -> int:
+        """Multiply-accumulates, as Vela counts them: kernel area * OFM volume (* IFM depth for
+        convolutions and vector products)."""
+        if not self.kind.uses_macs:
+            return 0
+        count = self.kernel.area * _volume(self.ofm)
+        if self.kind not in (NpuKind.DEPTHWISE, NpuKind.POOLING):
+            count *= self.ifm[2]
+        return count
+
+
+@dataclass(frozen=True)
+class BlockConfig:
+    """The OFM block the NPU produces at a time and the IFM block that feeds it."""
+
+    ofm_block: Shape
+    ifm_block: Shape
+    traversal: Traversal
+    accumulator_bits: int = 32
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where each operand of an op lives: the memory the NPU reads or writes it from."""
+
+    ifm: Memory
+    ofm: Memory
+    ifm2: Memory | None = None
+    weights: Memory | None = None  # where the NPU reads the encoded weights (flash, or SRAM if buffered)
+    scales: Memory | None = None
+
+
+@dataclass(frozen=True)
+class ComputeCycles:
+    """NPU-side cycles: MAC stage, output stage, command issue, and the combined total."""
+
+    mac: int
+    ao: int
+    issue: int
+    total: int
+
+
+@dataclass(frozen=True)
+class Access:
+    """Bytes moved for one operand: `bytes` as stored, `transfer` including burst overhead."""
+
+    bytes: int
+    transfer: int
+
+
+@dataclass
+class OpPerformance:
+    """The priced op: compute cycles, traffic per memory and the resulting total."""
+
+    compute: ComputeCycles
+    block: BlockConfig
+    macs: int
+    # memory name -> {"ifm"|"ifm2"|"ofm"|"weights"|"scales": Access}
+    traffic: dict[str, dict[str, Access]] = field(default_factory=dict)
+    # memory name -> cycles that memory is busy
+    access_cycles: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def npu_cycles(self) -> int:
+        return self.compute.total
+
+    @property
+    def total_cycles(self) -> int:
+        """The NPU and every memory work in parallel: the slowest of them sets the pace."""
+        return max(self.npu_cycles, *self.access_cycles.values()) if self.access_cycles else self.npu_cycles
+
+    def bytes_by_memory(self) -> dict[str, int]:
+        return {memory: sum(a.bytes for a in kinds.values()) for memory, kinds in self.traffic.items()}
+
+
+def _volume(shape: Sequence[int]) -> int:
+    volume = 1
+    for extent in shape:
+        volume *= extent
+    return volume
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _round_up(a: int, b: int) -> int:
+    return _ceil_div(a, b) * b
+
+
+def _min_shape(a: Shape, b: Shape) -> Shape:
+    return (min(a[0], b[0]), min(a[1], b[1]), min(a[2], b[2]))
+
+
+def _div_round_up(a: Shape, b: Shape) -> Shape:
+    return (_ceil_div(a[0], b[0]), _ceil_div(a[1], b[1]), _ceil_div(a[2], b[2]))
+
+
+# --------------------------------------------------------------------------- #
+# Block configuration
+# --------------------------------------------------------------------------- #
+
+
+def choose_traversal(op: NpuOp) -> Traversal:
+    """Part-kernel-first when it keeps more of the MAC array busy than depth-first.
+
+    Depth-first consumes 32 input channels per step (int8), part-kernel-first 8 channels of 4
+    kernel positions. A 3x3 conv on 16 channels: depth-first uses 16/32 = 50 %, part-kernel
+    16/16 * 9/12 = 75 %, so part-kernel wins. Inputs of 8 channels or fewer always use it.
+    """
+    if op.kind is NpuKind.DEPTHWISE:
+        return Traversal.DEPTHWISE
+    if op.kind is not NpuKind.CONV2D:
+        return Traversal.DEPTH_FIRST
+    depth = op.ifm[2]
+    if depth <= 8:
+        return Traversal.PART_KERNEL
+    elements = op.kernel.area
+    depth_use = depth / _round_up(depth, 32 if op.ifm_bits == 8 else 16)
+    part_use = depth / _round_up(depth, 8) * (elements / _round_up(elements, 4 if op.ifm_bits == 8 else 2))
+    return Traversal.PART_KERNEL if part_use >= depth_use else Traversal.DEPTH_FIRST
+
+
+def _required_input(size: int, stride: int, kernel: int, upscale: int, nearest: int) -> int:
+    """Input extent needed for `size` outputs: (size - 1) * stride + kernel, before upscaling."""
+    return -(-((size - 1) * stride + kernel + nearest) // upscale)
+
+
+def ifm_block_for(op: NpuOp, ofm_block: Shape, accel: AcceleratorConfig, traversal: Traversal) -> Shape:
+    """The IFM block that feeds `ofm_block`, rounded to the micro-block.
+
+    The kernel is clipped to the 8x8 sub-kernel: an OFM block of 4 rows of a 3x3 stride-1 conv
+    needs (4 - 1) * 1 + 3 = 6 input rows.
+    """
+    dil_h, dil_w = op.kernel.dilated
+    nearest = 1 if op.upscale > 1 else 0
+    height = _required_input(ofm_block[0], op.kernel.stride_y, min(dil_h, SUBKERNEL_MAX), op.upscale, nearest)
+    width = _required_input(ofm_block[1], op.kernel.stride_x, min(dil_w, SUBKERNEL_MAX), op.upscale, nearest)
+    height = _round_up(height, accel.ofm_ublock.height)
+    width = _round_up(width, accel.ofm_ublock.width)
+    if _is_equal_depth(op):
+        depth = ofm_block[2]
+    elif op.ifm_bits == 16:
+        depth = _round_up(min(op.ifm[2], 16), 4)
+    else:
+        depth = _round_up(min(op.ifm[2], 16 if traversal is Traversal.PART_KERNEL else 32), accel.ifm_ublock.depth)
+    return height, width, depth
+
+
+def _is_equal_depth(op: NpuOp) -> bool:
+    """Ops whose IFM block is as deep as the OFM block (no reduction over input channels)."""
+    return op.kind in (NpuKind.ELEMENTWISE, NpuKind.DEPTHWISE, NpuKind.POOLING)
+
+
+def _feature_map(shape: Shape, bits: int, layout: Layout) -> NpuFeatureMap:
+    fm = NpuFeatureMap()
+    fm.data_type = {8: NpuDataType.INT8, 16: NpuDataType.INT16, 32: NpuDataType.INT32}[bits]
+    fm.shape = NpuShape3D(*shape)
+    fm.quantization = NpuQuantization(1.0, 0)
+    fm.layout = NpuLayout.NHCWB16 if layout is Layout.NHCWB16 else NpuLayout.NHWC
+    return fm
+
+
+_ELEMENTWISE_OPS = {
+    "add": NpuElementWiseOp.ADD,
+    "sub": NpuElementWiseOp.SUB,
+    "mul": NpuElementWiseOp.MUL,
+    "min": NpuElementWiseOp.MIN,
+    "max": NpuElementWiseOp.MAX,
+    "abs": NpuElementWiseOp.ABS,
+    "lrelu": NpuElementWiseOp.LRELU,
+    "clz": NpuElementWiseOp.CLZ,
+    "shr": NpuElementWiseOp.SHR,
+    "shl": NpuElementWiseOp.SHL,
+}
+
+
+def _vela_operation(
+    op: NpuOp, traversal: Traversal
+) -> NpuConv2DOperation | NpuConvDepthWiseOperation | NpuPoolingOperation | NpuElementWiseOperation:
+    """The op as an `NpuOperation` of Vela's API, just enough for `npu_find_block_configs`."""
+    npu_op: NpuConv2DOperation | NpuConvDepthWiseOperation | NpuPoolingOperation | NpuElementWiseOperation
+    if op.kind in (NpuKind.CONV2D, NpuKind.VECTOR_PRODUCT):
+        npu_op = NpuConv2DOperation()
+        npu_op.block_traversal = (
+            NpuBlockTraversal.PART_KERNEL_FIRST if traversal is Traversal.PART_KERNEL else NpuBlockTraversal.DEPTH_FIRST
+        )
+    elif op.kind is NpuKind.DEPTHWISE:
+        npu_op = NpuConvDepthWiseOperation()
+    elif op.kind is NpuKind.POOLING:
+        npu_op = NpuPoolingOperation(NpuPoolingOp.MAX if op.sub_kind == "max" else NpuPoolingOp.AVERAGE)
+    elif op.kind is NpuKind.REDUCE_SUM:
+        npu_op = NpuPoolingOperation(NpuPoolingOp.REDUCE_SUM)
+    else:
+        npu_op = NpuElementWiseOperation(_ELEMENTWISE_OPS.get(op.sub_kind, NpuElementWiseOp.ADD))
+        if op.ifm2 is not None:
+            if _volume(op.ifm2) == 1:
+                npu_op.ifm2_scalar = 0
+            else:
+                npu_op.ifm2 = _feature_map(op.ifm2, op.ifm_bits, op.ifm2_layout)
+    npu_op.ifm = _feature_map(op.ifm, op.ifm_bits, op.ifm_layout)
+    npu_op.ofm = _feature_map(op.ofm, op.ofm_bits, op.ofm_layout)
+    if not op.rescaled:
+        npu_op.ofm.quantization = None
+    npu_op.kernel = NpuKernel(
+        op.kernel.width,
+        op.kernel.height,
+        op.kernel.stride_x,
+        op.kernel.stride_y,
+        op.kernel.dilation_x,
+        op.kernel.dilation_y,
+    )
+    if op.upscale > 1:
+        npu_op.ifm_upscale = NpuResamplingMode.NEAREST
+    if op.activation is Activation.LUT:
+        npu_op.activation = NpuActivation(NpuActivationOp.TABLE_LOOKUP)
+    return npu_op
+
+
+_VELA_ARCH_LOCK = threading.Lock()
+
+
+def vela_default_arch(accel: AcceleratorConfig) -> object:
+    """Vela's default `ArchitectureFeatures` for `accel`, which its API functions use.
+
+    Vela prints "No configuration file specified" warnings on stdout the first time it builds
+    one; build it here once, with stdout silenced, so the warnings never reach our output.
+    """
+    from ethosu.vela.architecture_features import Accelerator as VelaAccelerator
+    from ethosu.vela.architecture_features import create_default_arch
+
+    with _VELA_ARCH_LOCK, contextlib.redirect_stdout(io.StringIO()):
+        return create_default_arch(VelaAccelerator(accel.name))
+
+
+def valid_block_configs(op: NpuOp, accel: AcceleratorConfig, traversal: Traversal) -> tuple[Shape, ...]:
+    """OFM blocks (h, w, c) that fit the SHRAM for `op`, as Vela's `npu_find_block_configs` says.
+
+    Whether a block fits does not depend on how many rows the OFM has (only a 1-row OFM is
+    special), so every stripe height of an operator shares one search over all block heights.
+    """
+    ofm_h = op.ofm[0]
+    tall = ofm_h > 1
+    query = NpuOp(
+        kind=op.kind,
+        ifm=(accel.ofm_block_max.height if tall else op.ifm[0], op.ifm[1], op.ifm[2]),
+        ofm=(accel.ofm_block_max.height if tall else 1, op.ofm[1], op.ofm[2]),
+        kernel=op.kernel,
+        ifm2=op.ifm2 if op.ifm2 is None or not tall else (accel.ofm_block_max.height, *op.ifm2[1:]),
+        sub_kind=op.sub_kind,
+        activation=op.activation,
+        ifm_bits=op.ifm_bits,
+        ofm_bits=op.ofm_bits,
+        upscale=op.upscale,
+        rescaled=op.rescaled,
+    )
+    max_h = _round_up(min(ofm_h, accel.ofm_block_max.height), accel.ofm_ublock.height)
+    return tuple(b for b in _valid_block_configs(query, accel, traversal) if b[0] <= max_h)
+
+
+@lru_cache(maxsize=4096)
+def _valid_block_configs(op: NpuOp, accel: AcceleratorConfig, traversal: Traversal) -> tuple[Shape, ...]:
+    """`valid_block_configs` for one (normalised) operation: the Vela search itself.
+
+    Vela 5.2.0's `npu_find_block_configs` compares the register-level resampling enum with the
+    API enum, never equal, so it searches heights and widths in steps of 2 as if the IFM were
+    upscaled. On configs whose micro-block is 1 high or wide (U55-32/64/128) that drops every
+    odd height (and width) that Vela's own scheduler uses: 3x14x48 for a 14x14x384 1x1 conv on
+    U55-128, or 1x2x8 for a 1x1 OFM. We add them back, checked by the same SHRAM allocator
+    (`try_block_config`) the API calls.
+    """
+    npu_op = _vela_operation(op, traversal)
+    vela_default_arch(accel)
+    blocks = {(b.height, b.width, b.depth) for b in npu_find_block_configs(npu_op, accel.npu_accelerator)}
+    if op.upscale == 1 and (accel.ofm_ublock.height == 1 or accel.ofm_ublock.width == 1):
+        blocks |= _odd_blocks(npu_op, op, accel, traversal)
+    # The same bug lets a 2-high block through for a 1-high OFM; keep blocks within the OFM
+    # rounded up to the micro-block, the space Vela's scheduler searches.
+    max_h = _round_up(min(op.ofm[0], accel.ofm_block_max.height), accel.ofm_ublock.height)
+    max_w = _round_up(min(op.ofm[1], accel.ofm_block_max.width), accel.ofm_ublock.width)
+    blocks = {b for b in blocks if b[0] <= max_h and b[1] <= max_w}
+    return tuple(sorted(blocks, key=lambda b: (b[2], b[0], b[1])))
+
+
+def _odd_blocks(npu_op: object, op: NpuOp, accel: AcceleratorConfig, traversal: Traversal) -> set[Shape]:
+    """The odd-height and odd-width blocks `npu_find_block_configs` skips, that fit the SHRAM."""
+    from ethosu.vela.architecture_allocator import try_block_config
+    from ethosu.vela.architecture_features import Block
+    from ethosu.vela.ethos_u55_regs.ethos_u55_regs import resampling_mode
+    from ethosu.vela.operation import NpuBlockType
+    from ethosu.vela.register_command_stream_util import to_kernel
+
+    arch = vela_default_arch(accel)
+    block_type = {
+        NpuKind.CONV2D: NpuBlockType.ConvolutionMxN,
+        NpuKind.VECTOR_PRODUCT: NpuBlockType.ConvolutionMxN,
+        NpuKind.DEPTHWISE: NpuBlockType.ConvolutionDepthWise,
+        NpuKind.POOLING: NpuBlockType.Pooling,
+        NpuKind.REDUCE_SUM: NpuBlockType.ReduceSum,
+        NpuKind.ELEMENTWISE: NpuBlockType.ElementWise,
+    }[op.kind]
+    ifm = Block(op.ifm[1], op.ifm[0], op.ifm[2])
+    ifm2 = Block(op.ifm2[1], op.ifm2[0], op.ifm2[2]) if op.ifm2 is not None and _volume(op.ifm2) > 1 else None
+    ofm = Block(op.ofm[1], op.ofm[0], op.ofm[2])
+    uses_scalar = op.ifm2 is not None and _volume(op.ifm2) == 1
+    kernel = to_kernel(npu_op.kernel)  # type: ignore[attr-defined]
+    lut_banks = 2 if op.activation is Activation.LUT else 0
+    max_h = min(accel.ofm_block_max.height, op.ofm[0])
+    max_w = min(accel.ofm_block_max.width, op.ofm[1])
+    max_c = min(accel.ofm_block_max.depth, op.ofm[2])
+    ublock = accel.ofm_ublock
+    heights = range(ublock.height, max_h + ublock.height, ublock.height)
+    widths = range(ublock.width, max_w + ublock.width, ublock.width)
+    found: set[Shape] = set()
+    for depth in range(ublock.depth, max_c + ublock.depth, ublock.depth):
+        if depth < max_c and depth % OFM_SPLIT_DEPTH:
+            continue
+        for height in heights:
+            for width in widths:
+                if height % 2 == 0 and width % 2 == 0:
+                    continue  # the API already tried these
+                config = try_block_config(
+                    Block(width, height, depth),
+                    arch,
+                    block_type,
+                    ofm,
+                    ifm,
+                    ifm2,
+                    uses_scalar,
+                    op.ifm_bits,
+                    traversal is Traversal.PART_KERNEL,
+                    kernel,
+                    lut_banks,
+                    op.rescaled,
+                    resampling_mode.NONE,
+                )
+                if config:
+                    found.add((height, width, depth))
+    return found
+
+
+def _block_search_key(op: NpuOp) -> NpuOp:
+    """The parts of `op` the block choice depends on (weights and memories do not matter)."""
+    return NpuOp(
+        kind=op.kind,
+        ifm=op.ifm,
+        ofm=op.ofm,
+        kernel=op.kernel,
+        ifm2=op.ifm2,
+        sub_kind=op.sub_kind,
+        activation=op.activation if op.activation is Activation.LUT else Activation.NONE,
+        ifm_bits=op.ifm_bits,
+        ofm_bits=op.ofm_bits,
+        upscale=op.upscale,
+        rescaled=op.rescaled,
+    )
+
+
+def select_block_config(op: NpuOp, accel: AcceleratorConfig) -> BlockConfig:
+    """Choose the block config that reads the fewest IFM and weight elements per OFM element.
+
+    For each valid block, count what the whole op fetches: the IFM block once per OFM block
+    (times the sub-kernel repeats, and once per OFM depth block for convolutions, which reduce
+    over all input channels), and the weights once per OFM block position in H and W. Divide
+    by the OFM volume. Elementwise ops have no reuse to gain, so they prefer the largest block.
+    A block whose IFM buffers (double-buffered) hold the entire IFM costs half: nothing is
+    fetched twice. Ties go to the smaller, earlier block, except that among blocks no larger
+    than 4x4 the one covering more of the IFM wins. This follows Vela's heuristic, so the
+    cycles we compute are those of the block Vela would program.
+    """
+    return _select_block_config(_block_search_key(op), accel)
+
+
+@lru_cache(maxsize=4096)
+def _select_block_config(op: NpuOp, accel: AcceleratorConfig) -> BlockConfig:
+    traversal = choose_traversal(op)
+    depths = set(_searched_depths(op.ofm[2], accel))
+    candidates = [block for block in valid_block_configs(op, accel, traversal) if block[2] in depths]
+    if not candidates:
+        raise ValueError(f"no block config fits the SHRAM for {op}")
+    f32 = np.float32
+    ifm_shape = op.ifm if op.ifm2 is None or _volume(op.ifm) >= _volume(op.ifm2) else op.ifm2
+    ifm_elements = _volume(ifm_shape)
+    ofm_elements = _volume(op.ofm)
+    dil_h, dil_w = op.kernel.dilated
+    ifm_repeats = _ceil_div(dil_w, SUBKERNEL_MAX) * _ceil_div(dil_h, SUBKERNEL_MAX)
+    has_weights = op.kind in (NpuKind.CONV2D, NpuKind.DEPTHWISE)
+    weight_fetch_wh = op.kernel.area if has_weights else 0
+    equal_depth = _is_equal_depth(op)
+    best: tuple[Shape, Shape] | None = None
+    best_cost = f32(np.inf)
+    best_coverage = f32(np.inf)
+    # Vela computes these costs in single precision; so do we, so that ties break the same way.
+    for block in candidates:
+        height, width, depth = block
+        ifm_block = ifm_block_for(op, block, accel, traversal)
+        full_blocks = _div_round_up(op.ofm, block)
+        ratio_h = f32(op.ofm[0]) / f32(height)
+        ratio_w = f32(op.ofm[1]) / f32(width)
+        ratio_c = f32(op.ofm[2]) / f32(depth)
+        weight_fetch = f32(weight_fetch_wh * ifm_shape[2] * full_blocks[0] * full_blocks[1])
+        if op.kind is not NpuKind.DEPTHWISE:
+            weight_fetch = weight_fetch * ratio_c * f32(depth)
+        ifm_fetch = f32(ifm_block[0] * ifm_block[1] * ifm_shape[2] * ifm_repeats) * ratio_w * ratio_h
+        if not equal_depth:
+            ifm_fetch = ifm_fetch * f32(full_blocks[2])
+        if op.kind is NpuKind.ELEMENTWISE:
+            cost = f32(ofm_elements) / f32(height * width * depth)
+        else:
+            cost = (ifm_fetch + weight_fetch) / f32(ofm_elements)
+        if ifm_elements < _volume(ifm_block) * 2:
+            cost = cost / f32(2)
+        if cost < best_cost:
+            best, best_cost, best_coverage = (block, ifm_block), cost, f32(np.inf)
+        elif cost == best_cost and height <= 4 and width <= 4:
+            covered = _min_shape(ifm_shape, ifm_block)
+            coverage = f32(ifm_shape[0] * ifm_shape[1]) / f32(max(covered[0] * covered[1], 1))
+            if coverage <= best_coverage:
+                best, best_coverage = (block, ifm_block), coverage
+    assert best is not None
+    accumulator_bits = 40 if op.ifm_bits == 16 and op.kind is not NpuKind.POOLING and op.rescaled else 32
+    return BlockConfig(best[0], best[1], traversal, accumulator_bits)
+
+
+# --------------------------------------------------------------------------- #
+# Compute cycles
+# --------------------------------------------------------------------------- #
+
+
+def _searched_depths(ofm_depth: int, accel: AcceleratorConfig) -> list[int]:
+    """The block depths Vela's scheduler tries, in order.
+
+    It starts at 16 (or the whole OFM depth if smaller), steps by the micro-block depth and
+    rounds up to a multiple of 16 while the block is shallower than the OFM. With a 4-deep
+    micro-block (U55-32) and 24 channels it tries only 16: 16 + 4 = 20 rounds up to 32 > 24.
+    """
+    step = accel.ofm_ublock.depth
+    limit = _round_up(min(ofm_depth, accel.ofm_block_max.depth), step)
+    depth = max(step, min(limit, OFM_SPLIT_DEPTH))
+    if depth < ofm_depth:
+        depth = _round_up(depth, OFM_SPLIT_DEPTH)
+    depths = []
+    while depth <= limit:
+        depths.append(depth)
+        depth += step
+        if depth < ofm_depth:
+            depth = _round_up(depth, OFM_SPLIT_DEPTH)
+    return depths
+
+
+def ofm_microblock(op: NpuOp, accel: AcceleratorConfig) -> Shape:
+    """The OFM micro-block; 1x4 instead of 2x2 for 1-row convolutions on 256-MAC configs."""
+    ublock = accel.ofm_ublock
+    if (
+        ublock.height == 2
+        and op.kind in (NpuKind.CONV2D, NpuKind.VECTOR_PRODUCT)
+        and op.ofm[0] == 1
+        and op.ofm[1] % 2 == 0
+        and op.kernel.height == 1
+    ):
+        return (1, 4, ublock.depth)
+    return (ublock.height, ublock.width, ublock.depth)
+
+
+def mac_cycles_per_block(op: NpuOp, block: BlockConfig, accel: AcceleratorConfig) -> int:
+    """Cycles the MAC array spends on one OFM block.
+
+    The array handles one micro-block (e.g. 1x2x8 on U55-128) per step; a block of 5x16x16 is
+    5 * 8 * 2 = 80 micro-blocks. Each step takes at least 4 cycles per micro-block position.
+    Worked case, 3x3 conv, part-kernel-first, 16 input channels, block 5x16x16 on U55-128:
+    ceil(9 / 4) = 3 kernel steps, each max(32, 4 * 40) = 160 cycles per micro-block column of
+    depth 2, times ceil(16 / 8) = 2 channel groups: 160 * 3 * 2 * 2 = 1920 cycles.
+    """
+    ofm_block = _min_shape(op.ofm, block.ofm_block)
+    ifm_block = _min_shape(op.ifm, block.ifm_block)
+    ublock = ofm_microblock(op, accel)
+    ublocks = _div_round_up(ofm_block, ublock)
+    ublocks_wh = ublocks[0] * ublocks[1]
+    weight_cycles = 32 * ublock[2] // 8  # the weight decoder delivers 8 weights per cycle
+    limit = op.kind.subkernel_limit
+    acc40 = block.accumulator_bits == 40
+    kernel_h, kernel_w = op.kernel.height, op.kernel.width
+    is_conv = op.kind is NpuKind.CONV2D
+    part_kernel = is_conv and block.traversal is Traversal.PART_KERNEL
+    total = 0
+    for x in range(0, kernel_w, limit):
+        for y in range(0, kernel_h, limit):
+            elements = min(kernel_h - y, limit) * min(kernel_w - x, limit)
+            if op.kind is NpuKind.POOLING:
+                steps = 1
+                cycles = max(4, elements) * _volume(ublocks)
+                if accel.name != "ethos-u55-32":
+                    cycles *= op.ifm_bits // 2
+            elif op.kind is NpuKind.DEPTHWISE:
+                steps = _ceil_div(elements, 4)
+                cycles = max(weight_cycles, 4 * ublocks_wh * (op.ifm_bits // 8)) * steps * ublocks[2]
+            elif part_kernel:
+                steps = _ceil_div(elements, 2 if op.ifm_bits == 16 else 4)
+                cycles = max(weight_cycles, 4 * ublocks_wh) * steps * ublocks[2] * _ceil_div(ifm_block[2], 8)
+            else:  # depth-first convolution, vector product, reduce-sum
+                steps = elements
+                cycles = max(weight_cycles, 4 * ublocks_wh) * steps * ublocks[2]
+            # A block of a single micro-block column cannot hide the accumulator latency.
+            delay_cycles = 0
+            if accel.name == "ethos-u55-32":
+                delay = 7 if acc40 else 3
+                if ublocks_wh == 1:
+                    if ublocks[2] == 1:
+                        delay_cycles = delay * steps
+                    elif steps > 1:
+                        delay_cycles = delay * (steps - 1) * ublocks[2]
+                if (ublocks[0] == 1 or ublocks[1] == 1) and ublocks[2] > 1 and acc40:
+                    delay_cycles += delay * ublocks[2]
+            else:
+                delay = 3 if acc40 and accel.macs <= 128 else 2
+                if ublocks_wh == 1:
+                    if ublocks[2] == 1:
+                        delay_cycles = delay * steps
+                    elif steps > 1:
+                        delay_cycles = delay * (steps - 1) * ublocks[2]
+            if part_kernel:
+                delay_cycles *= _ceil_div(ifm_block[2], 8)
+            total += cycles + delay_cycles
+    if op.kind in (NpuKind.CONV2D, NpuKind.VECTOR_PRODUCT, NpuKind.REDUCE_SUM):
+        # Convolutions reduce over all input channels, one IFM block depth at a time.
+        total *= _ceil_div(op.ifm[2], ifm_block[2])
+    return total // accel.cores
+
+
+def output_cycles_per_element(op: NpuOp, block: BlockConfig, accel: AcceleratorConfig) -> float:
+    """Cycles per OFM element in the output stage: rescale/add rate or activation rate, the slower.
+
+    E.g. on U55-128 a conv with ReLU: max(0.5 for a conv output, 0.5 for a clamp) = 0.5; an
+    int8 add: 1.5 (it rescales both inputs); a table-lookup activation: 1.0.
+    """
+    if op.kind is NpuKind.ELEMENTWISE and op.ifm_bits == 32:
+        index = 1 if op.ifm2 is not None else 0
+    elif op.sub_kind == "mul" and op.kind is NpuKind.ELEMENTWISE and op.ofm_bits == 32:
+        index = 2
+    elif (op.sub_kind == "mul" and op.kind is NpuKind.ELEMENTWISE) or (
+        op.kind is not NpuKind.ELEMENTWISE and block.accumulator_bits == 40
+    ):
+        index = 3
+    elif op.kind is NpuKind.ELEMENTWISE and op.sub_kind in ("add", "sub"):
+        index = 5
+    elif op.kind is NpuKind.POOLING and op.sub_kind == "max":
+        index = 6
+    else:
+        index = 7
+    activation = {Activation.LUT: 0, Activation.CLAMP: 1, Activation.NONE: 2}[op.activation]
+    return max(accel.output_cycles[index], accel.activation_cycles[activation])
+
+
+def burst_bytes(
+    memory: Memory, layout: Layout, bits: int, block: Shape, shape: Shape, elements: int, is_read: bool, cores: int = 1
+) -> int:
+    """Bytes a transfer of `elements` costs on `memory`, counting the waste of short bursts.
+
+    The NPU fetches a block row by row; how many bytes are contiguous depends on the layout. An
+    NHCWB16 read of a block 18 wide touches 16 channels * 18 columns = 288 contiguous bytes, more
+    than a 32-byte SRAM burst, so there is no overhead. An NHWC read of a 3-channel IFM with a
+    block 8 deep is 8 bytes per burst: on flash (128-byte bursts) each 8 bytes cost 128.
+    """
+    burst_bits = 8
+    if layout is Layout.NHCWB16:
+        z_stride = shape[1] * bits * 16 // 8
+        if z_stride == block[2]:
+            burst_bits = bits * block[1] * block[2]
+        elif is_read:
+            burst_bits = 16 * bits * block[1]
+        else:
+            burst_bits = 16 * bits * block[1] * cores
+    else:
+        x_stride = shape[2] * bits // 8
+        if is_read:
+            burst_bits = bits * block[1] * block[2] if x_stride == block[2] else bits * block[2]
+        elif block[2] <= 16 and x_stride == block[2]:
+            burst_bits = bits * block[1] * block[2]
+        else:
+            burst_bits = min(64 * 8, 16 * bits * cores, block[2] * bits)
+    burst = min(memory.burst_length, burst_bits // 8)
+    assert burst > 0, "burst length cannot be zero"
+    transfer = elements * bits // 8
+    return transfer * memory.burst_length // burst
+
+
+def ifm_block_cycles(op: NpuOp, block: BlockConfig, placement: Placement) -> int:
+    """Cycles to fetch the first IFM block (the slower of IFM and IFM2): latency + bytes / bandwidth."""
+    cycles = 0
+    inputs: list[tuple[Shape, Memory, Layout]] = [(op.ifm, placement.ifm, op.ifm_layout)]
+    if op.ifm2 is not None:
+        inputs.append((op.ifm2, placement.ifm2 or placement.ifm, op.ifm2_layout))
+    for shape, memory, layout in inputs:
+        elements = _volume(_min_shape(shape, block.ifm_block))
+        transfer = burst_bytes(memory, layout, op.ifm_bits, block.ifm_block, shape, elements, True)
+        cycles = max(cycles, memory.read_latency + int(transfer / memory.bandwidth))
+    return cycles
+
+
+def ofm_block_cycles(op: NpuOp, block: BlockConfig, placement: Placement, cores: int = 1) -> int:
+    """Cycles to write one OFM block: latency + bytes / bandwidth."""
+    elements = _volume(_min_shape(op.ofm, block.ofm_block))
+    memory = placement.ofm
+    transfer = burst_bytes(memory, op.ofm_layout, op.ofm_bits, block.ofm_block, op.ofm, elements, False, cores)
+    return memory.write_latency + int(transfer / memory.bandwidth)
+
+
+def npu_cycles(
+    op: NpuOp, block: BlockConfig, accel: AcceleratorConfig, placement: Placement, first: bool = True, last: bool = True
+) -> ComputeCycles:
+    """NPU cycles for `op`: blocks pipelined through the MAC, output and command stages.
+
+    `first` adds the fetch of the first IFM block (nothing to overlap it with), `last` the
+    output of the last block; a stripe inside a run of back-to-back stripes sets them False.
+    """
+    if op.kind is NpuKind.ELEMENTWISE:
+        return _elementwise_cycles(op, block, accel, placement)
+    ofm_block = _min_shape(op.ofm, block.ofm_block)
+    ublock = ofm_microblock(op, accel)
+    ublocks_per_block = _volume(_div_round_up(ofm_block, ublock))
+    # Partial edge blocks only cost the micro-blocks they contain: count blocks as a fraction.
+    blocks = _volume(_div_round_up(op.ofm, ublock)) / ublocks_per_block
+    ao_per_element = output_cycles_per_element(op, block, accel)
+    ao_compute = math.ceil(ao_per_element * _volume(ofm_block))
+    bias = 0.0
+    if op.kind in (NpuKind.CONV2D, NpuKind.DEPTHWISE, NpuKind.VECTOR_PRODUCT) and op.scale_bytes and placement.scales:
+        # 10 bytes of bias and scale per output channel, read with the memory's latency.
+        bias = 10 * ofm_block[2] * placement.scales.read_latency / 256
+    ao = max(float(ao_compute), bias)
+    mac = float(mac_cycles_per_block(op, block, accel))
+    ifm_cycles = ifm_block_cycles(op, block, placement)
+    ofm_cycles = ofm_block_cycles(op, block, placement, accel.cores)
+    # The command stream issues one block's transfers per block; the imbalance between the IFM
+    # fetch and the OFM write is what it cannot hide. It runs on a quarter-rate clock.
+    min_memory = abs(ofm_cycles - ifm_cycles) if blocks > 1 else 0
+    issue = (min_memory + mac + ao) / 4
+    mac_balanced = max(mac, issue)
+    ao_balanced = max(ao, issue)
+    if mac_balanced > ao_balanced:
+        total = int(mac_balanced * blocks) + (ao_balanced if last else 0)
+    else:
+        total = ao_balanced * blocks + mac_balanced
+    if last:
+        total += ofm_cycles
+    if first:
+        total += ifm_cycles
+    mac_total = int(mac * blocks + ao)
+    ao_total = int(ao_compute * blocks + mac)
+    return ComputeCycles(mac=mac_total, ao=ao_total, issue=int(issue), total=int(total))
+
+
+def _elementwise_cycles(op: NpuOp, block: BlockConfig, accel: AcceleratorConfig, placement: Placement) -> ComputeCycles:
+    """Elementwise ops stream: the output stage or the command issue sets the rate per element.
+
+    NHCWB16 outputs are written in whole bricks of 16 channels, so a 24x24x8 add costs as much as
+    24x24x16: 9216 elements * 1.5 cycles = 13824 cycles on U55-128.
+    """
+    ofm = op.ofm if op.ofm_layout is Layout.NHWC else (op.ofm[0], op.ofm[1], _round_up(op.ofm[2], 16))
+    elements = _volume(ofm)
+    ao_per_element = output_cycles_per_element(op, block, accel)
+    ao = math.ceil(ao_per_element * elements)
+    memory = max(ifm_block_cycles(op, block, placement), ofm_block_cycles(op, block, placement, accel.cores))
+    issue_per_element = (memory / _volume(block.ofm_block) + ao_per_element) / 4
+    issue = math.ceil(issue_per_element * elements)
+    return ComputeCycles(mac=0, ao=ao, issue=issue, total=max(issue, ao))
+
+
+# --------------------------------------------------------------------------- #
+# Memory traffic
+# --------------------------------------------------------------------------- #
+
+
+def weight_refetches(op: NpuOp, block: BlockConfig) -> int:
+    """How often the weights stream through: once per OFM block position in H and W.
+
+    The NPU keeps no weights between blocks; a 32x32 OFM in 4x32 blocks reads its weights 8 times.
+    """
+    ofm_block = _min_shape(op.ofm, block.ofm_block)
+    blocks = _div_round_up(op.ofm, ofm_block)
+    return blocks[0] * blocks[1]
+
+
+def element_access(op: NpuOp, block: BlockConfig) -> dict[str, int]:
+    """Elements read or written per operand (before burst overhead), for the whole op.
+
+    Each OFM block reads its IFM block (with halo) again: a 3x3 conv re-reads the rows shared by
+    neighbouring blocks. Depthwise and pooling blocks read only their own channels; convolutions
+    read the full IFM depth for every OFM depth block.
+    """
+    ifm_round = 16 if op.ifm_layout is Layout.NHCWB16 else 1
+    ofm_round = 16 if op.ofm_layout is Layout.NHCWB16 else 1
+    access: dict[str, int] = {}
+    ofm_block = _min_shape(op.ofm, block.ofm_block)
+    blocks = _div_round_up(op.ofm, ofm_block)
+    if op.kind.uses_macs:
+        if op.kind in (NpuKind.DEPTHWISE, NpuKind.POOLING):
+            blocks = (blocks[0], blocks[1], 1)
+        limit = op.kind.subkernel_limit
+        subkernels = _ceil_div(op.kernel.width, limit) * _ceil_div(op.kernel.height, limit)
+        ifm_block = _min_shape(op.ifm, block.ifm_block)
+        fetch = ifm_block[0] * ifm_block[1] * _round_up(op.ifm[2], ifm_round)
+        access["ifm"] = fetch * subkernels * _volume(blocks)
+    else:
+        # Elementwise: each input element is read once, in whole bricks. A scalar operand is
+        # fetched once if it is wider than 8 bits; an 8-bit scalar goes in the command itself.
+        ofm_elements = op.ofm[0] * op.ofm[1] * _round_up(op.ofm[2], ifm_round)
+        if _volume(op.ifm) == 1:
+            if op.ifm_bits > 8:
+                access["ifm"] = op.ifm[0] * op.ifm[1] * _round_up(op.ifm[2], ifm_round)
+            elif op.ifm2 is not None:
+                access["ifm2"] = ofm_elements
+        else:
+            access["ifm"] = ofm_elements
+            if op.ifm2 is not None and _volume(op.ifm2) > 1:
+                access["ifm2"] = ofm_elements
+            elif op.ifm2 is not None and op.ifm_bits > 8:
+                access["ifm2"] = op.ifm2[0] * op.ifm2[1] * _round_up(op.ifm2[2], ifm_round)
+    access["ofm"] = op.ofm[0] * op.ofm[1] * _round_up(op.ofm[2], ofm_round)
+    return access
+
+
+def op_performance(
+    op: NpuOp,
+    accel: AcceleratorConfig,
+    placement: Placement,
+    block: BlockConfig | None = None,
+    first: bool = True,
+    last: bool = True,
+) -> OpPerformance:
+    """Price `op`: compute cycles, bytes per memory with burst overhead, and access cycles."""
+    block = block or select_block_config(op, accel)
+    compute = npu_cycles(op, block, accel, placement, first, last)
+    access = element_access(op, block)
+    traffic: dict[str, dict[str, Access]] = {}
+
+    def add(memory: Memory, kind: str, stored: int, transfer: int) -> None:
+        kinds = traffic.setdefault(memory.name, {})
+        previous = kinds.get(kind, Access(0, 0))
+        kinds[kind] = Access(previous.bytes + stored, previous.transfer + transfer)
+
+    if "ifm" in access:
+        count = access["ifm"]
+        add(
+            placement.ifm,
+            "ifm",
+            count * op.ifm_bits // 8,
+            burst_bytes(placement.ifm, op.ifm_layout, op.ifm_bits, block.ifm_block, op.ifm, count, True),
+        )
+    if "ifm2" in access and op.ifm2 is not None:
+        memory = placement.ifm2 or placement.ifm
+        count = access["ifm2"]
+        add(
+            memory,
+            "ifm2",
+            count * op.ifm_bits // 8,
+            burst_bytes(memory, op.ifm2_layout, op.ifm_bits, block.ifm_block, op.ifm2, count, True),
+        )
+    count = access["ofm"]
+    add(
+        placement.ofm,
+        "ofm",
+        count * op.ofm_bits // 8,
+        burst_bytes(placement.ofm, op.ofm_layout, op.ofm_bits, block.ofm_block, op.ofm, count, False, accel.cores),
+    )
+    if op.has_weights and placement.weights is not None:
+        refetch = weight_refetches(op, block)
+        add(placement.weights, "weights", op.weight_bytes * refetch, op.weight_bytes * refetch)
+        if op.scale_bytes:
+            scales = placement.scales or placement.weights
+            add(scales, "scales", op.scale_bytes * refetch, op.scale_bytes * refetch)
+    memories = {
+        m.name: m
+        for m in (placement.ifm, placement.ifm2, placement.ofm, placement.weights, placement.scales)
+        if m is not None
+    }
+    access_cycles = {
+        name: int(sum(a.transfer for a in kinds.values()) / memories[name].bandwidth) for name, kinds in traffic.items()
+    }
+    return OpPerformance(compute, block, op.macs, traffic, access_cycles)
+
+
+def transfer_cycles(source: Memory, destination: Memory, size: int) -> int:
+    """A DMA copy of `size` bytes: the slower of reading the source and writing the destination.
+
+    600 bytes of weights from U55 flash (1 B/cycle, 64 cycles latency) to SRAM: 600 + 64 = 664.
+    """
+    read = int(size / source.bandwidth) + source.read_latency
+    write = int(size / destination.bandwidth) + destination.write_latency
+    return max(read, write)

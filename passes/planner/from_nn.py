@@ -1,0 +1,232 @@
+"""Build the planner's view (`OpInfo`, `TensorInfo`) from `nn` IR.
+
+This is the one place where the planner side touches IR. Every `nn` operator becomes an
+`OpInfo` whose `attributes` carry its parameters as plain Python values, enough for any target's
+cost model to price it without looking at IR:
+
+* all ops: `operands` (for each nn operand in order, `("input", i)` or `("weight", j)` into
+  `inputs`/`weights`), `macs`, `location` (the TFLite output tensor name when imported);
+* windows (conv, depthwise, transpose conv, pool): `kernel` (kh, kw), `stride`, `dilation`,
+  `padding` (top, left, bottom, right);
+* `activation` ("none", "relu", "relu6", "relu_n1_to_1"), `pool_kind`, `depth_multiplier`,
+  `axes` and `keep_dims` (mean), `axis` (concat), `resize_mode` and `factors`, `alpha`, `beta`;
+* constants: `weight_values` (the weight tensor as a numpy array, OHWI / 1HWC / [O, K]) and
+  `weight_zero_points`, so a target can size its encoded weight stream.
+
+The weight and bias operands of convolutions and fully connected layers, and any operand
+produced by `arith.constant`, are `weights`; everything else is an input.
+Tensor names are the values' locations (TFLite tensor names) made unique.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.arith import ConstantOp
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, ModuleOp, NameLoc, TensorType
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import BlockArgument, Operation, SSAValue
+
+from cascade.dialects import nn
+from cascade.passes.planner.graph import OpInfo, TensorInfo
+
+
+@dataclass(frozen=True)
+class ProgramInfo:
+    """A whole program as the planner sees it: operators in program order and the graph edges."""
+
+    ops: tuple[OpInfo, ...]
+    graph_inputs: tuple[str, ...]
+    graph_outputs: tuple[str, ...]
+
+    def producers(self) -> dict[str, OpInfo]:
+        return {op.output.name: op for op in self.ops}
+
+    def consumers(self) -> dict[str, list[OpInfo]]:
+        users: dict[str, list[OpInfo]] = {}
+        for op in self.ops:
+            for tensor in op.inputs:
+                users.setdefault(tensor.name, []).append(op)
+        return users
+
+
+class ValueNames:
+    """Unique, stable names for SSA values: their location, else their name hint, else a number."""
+
+    def __init__(self) -> None:
+        self._by_value: dict[SSAValue, str] = {}
+        self._used: set[str] = set()
+
+    def __call__(self, value: SSAValue) -> str:
+        if value in self._by_value:
+            return self._by_value[value]
+        base = None
+        location = value.owner.location if isinstance(value.owner, Operation) else None
+        if isinstance(value, BlockArgument):
+            location = getattr(value, "location", None)
+        if isinstance(location, NameLoc):
+            base = location.desc.data
+        if not base:
+            base = value.name_hint or f"v{len(self._by_value)}"
+        name = base
+        suffix = 1
+        while name in self._used:
+            suffix += 1
+            name = f"{base}#{suffix}"
+        self._used.add(name)
+        self._by_value[value] = name
+        return name
+
+
+def _element_bytes(value: SSAValue) -> int:
+    ty = value.type
+    if isinstance(ty, TensorType) and isinstance(ty.element_type, IntegerType):
+        return max(1, ty.element_type.width.data // 8)
+    return 1
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    ty = value.type
+    assert isinstance(ty, TensorType)
+    return tuple(ty.get_shape())
+
+
+def _constant_values(value: SSAValue) -> np.ndarray | None:
+    owner = value.owner
+    if not isinstance(owner, ConstantOp):
+        return None
+    attr = owner.value
+    if not isinstance(attr, DenseIntOrFPElementsAttr):
+        return None
+    try:
+        return np.asarray(attr.get_values()).reshape(_shape(value))
+    except (ValueError, TypeError):
+        return None
+
+
+def _window_attributes(op: nn.WindowOperation) -> dict[str, object]:
+    return {
+        "kernel": op.kernel_size(),
+        "stride": op.strides(),
+        "dilation": op.dilations(),
+        "padding": op.paddings(),
+        "activation": str(op.activation.data.value),
+    }
+
+
+def _macs(op: Operation) -> int:
+    """Multiply-accumulates of the whole op (0 for ops without weights)."""
+    out = _shape(op.results[0])
+    volume = int(np.prod(out)) if out else 1
+    if isinstance(op, nn.Conv2DOp | nn.TransposeConv2DOp):
+        kh, kw = op.kernel_size()
+        return volume * kh * kw * _shape(op.input)[3]
+    if isinstance(op, nn.DepthwiseConv2DOp):
+        kh, kw = op.kernel_size()
+        return volume * kh * kw
+    if isinstance(op, nn.FullyConnectedOp):
+        return volume * _shape(op.weight)[1]
+    return 0
+
+
+def _attributes(op: Operation) -> dict[str, object]:
+    attributes: dict[str, object] = {}
+    if isinstance(op, nn.WindowOperation):
+        attributes.update(_window_attributes(op))
+    if isinstance(op, nn.DepthwiseConv2DOp):
+        attributes["depth_multiplier"] = op.depth_multiplier()
+    if isinstance(op, nn.Pool2DOp):
+        attributes["pool_kind"] = str(op.kind.data.value)
+    if isinstance(op, nn.BinaryOperation | nn.FullyConnectedOp):
+        attributes["activation"] = str(op.activation.data.value)
+    if isinstance(op, nn.MeanOp):
+        attributes["axes"] = op.reduced_axes()
+        attributes["keep_dims"] = bool(op.keep_dims.value.data)
+    if isinstance(op, nn.ConcatOp):
+        attributes["axis"] = op.concat_axis()
+    if isinstance(op, nn.ResizeOp):
+        attributes["resize_mode"] = str(op.mode.data.value)
+        attributes["factors"] = op.factors()
+    if isinstance(op, nn.PadOp):
+        attributes["pads"] = op.pads()
+    if isinstance(op, nn.LeakyReluOp):
+        attributes["alpha"] = float(op.alpha.value.data)
+    if isinstance(op, nn.SoftmaxOp):
+        attributes["beta"] = float(op.beta.value.data)
+    if isinstance(op, nn.ConvolutionOperation | nn.FullyConnectedOp):
+        values = _constant_values(op.weight)
+        if values is not None:
+            attributes["weight_values"] = values
+        attributes["weight_zero_points"] = tuple(int(z) for z in op.weight_quant.zero_points)
+    attributes["macs"] = _macs(op)
+    if isinstance(op.location, NameLoc):
+        attributes["location"] = op.location.desc.data
+    return attributes
+
+
+_WEIGHTED = (nn.ConvolutionOperation, nn.FullyConnectedOp)
+
+
+def op_info_from_nn(op: nn.NNOperation, names: Callable[[SSAValue], str] | None = None) -> OpInfo:
+    """The planner's view of one `nn` operator.
+
+    `names` gives each SSA value its tensor name; pass the same callable for every operator of
+    a program so that names stay unique and consistent (default: a fresh `ValueNames`).
+    """
+    names = names or ValueNames()
+    relations = op.access_relations()
+    inputs: list[TensorInfo] = []
+    input_relations = []
+    weights: list[TensorInfo] = []
+    weight_relations = []
+    roles: list[tuple[str, int]] = []
+    # The weights and biases of convolutions and fully connected layers are weights even when
+    # they arrive as function arguments; other operators' constant operands are weights too.
+    parameters = {id(v) for v in op.operands[1:]} if isinstance(op, _WEIGHTED) else set()
+    for operand, relation in zip(op.operands, relations, strict=True):
+        info = TensorInfo(names(operand), _shape(operand), _element_bytes(operand))
+        if id(operand) in parameters or isinstance(operand.owner, ConstantOp):
+            roles.append(("weight", len(weights)))
+            weights.append(info)
+            weight_relations.append(relation)
+        else:
+            roles.append(("input", len(inputs)))
+            inputs.append(info)
+            input_relations.append(relation)
+    result = op.results[0]
+    attributes = _attributes(op)
+    attributes["operands"] = tuple(roles)
+    return OpInfo(
+        name=names(result),
+        kind=op.name.removeprefix("nn."),
+        output=TensorInfo(names(result), _shape(result), _element_bytes(result)),
+        inputs=tuple(inputs),
+        input_relations=tuple(input_relations),
+        weights=tuple(weights),
+        weight_relations=tuple(weight_relations),
+        attributes=attributes,
+    )
+
+
+def _functions(module: ModuleOp) -> Iterable[FuncOp]:
+    return (op for op in module.walk() if isinstance(op, FuncOp))
+
+
+def program_from_module(module: ModuleOp, function: str = "main") -> ProgramInfo:
+    """All `nn` operators of `function` (default @main, else the first function), in program order."""
+    functions = list(_functions(module))
+    if not functions:
+        raise ValueError("the module has no function")
+    func = next((f for f in functions if f.sym_name.data == function), functions[0])
+    names = ValueNames()
+    graph_inputs = tuple(names(arg) for arg in func.args)
+    ops: list[OpInfo] = []
+    outputs: tuple[str, ...] = ()
+    for op in func.body.walk():
+        if isinstance(op, nn.NNOperation):
+            ops.append(op_info_from_nn(op, names))
+        elif op.name == "func.return":
+            outputs = tuple(names(v) for v in op.operands)
+    return ProgramInfo(tuple(ops), graph_inputs, outputs)

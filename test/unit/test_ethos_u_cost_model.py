@@ -1,0 +1,187 @@
+"""The planner's view of nn programs and the Ethos-U cost model behind the CostModel protocol."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from ethosu.vela.api import NpuAccelerator, NpuBlockTraversal, npu_encode_weights
+
+from cascade.dialects.access import Region
+from cascade.ethos_u.arch import arch_config
+from cascade.ethos_u.cost_model import EthosUCostModel, MemoryMap
+from cascade.ethos_u.lowering import UnsupportedOpError, hwc, lower
+from cascade.ethos_u.performance import Activation, Layout, NpuKind, select_block_config
+from cascade.frontends.loader import load_module
+from cascade.passes.planner.cost import CostModel
+from cascade.passes.planner.from_nn import program_from_module
+from cascade.passes.planner.graph import OpInfo, TensorInfo
+
+TEST = Path(__file__).resolve().parents[1]
+EXAMPLE = TEST / "Inputs" / "example_nn.mlir"
+RESNET8 = TEST / "models" / "resnet8.tflite"
+ARCH = arch_config("ethos-u55-128")
+
+
+@pytest.fixture(scope="module")
+def example() -> list[OpInfo]:
+    return list(program_from_module(load_module(EXAMPLE)).ops)
+
+
+@pytest.fixture(scope="module")
+def resnet8() -> list[OpInfo]:
+    return list(program_from_module(load_module(RESNET8)).ops)
+
+
+def test_op_info_of_a_strided_conv(example: list[OpInfo]) -> None:
+    conv = example[0]
+    assert conv.kind == "conv2d"
+    assert conv.output.shape == (1, 8, 8, 8)
+    assert conv.attributes["kernel"] == (3, 3)
+    assert conv.attributes["stride"] == (2, 2)
+    assert conv.attributes["padding"] == (0, 0, 1, 1)
+    assert conv.attributes["activation"] == "relu6"
+    # Weights and bias arrive as function arguments here, but they are still the conv's weights.
+    assert [t.shape for t in conv.inputs] == [(1, 16, 16, 3)]
+    assert [t.shape for t in conv.weights] == [(8, 3, 3, 3), (8,)]
+    assert conv.weights[1].element_bytes == 4
+    # 8x8 outputs x 8 channels x 3x3 kernel x 3 input channels.
+    assert conv.macs == 8 * 8 * 8 * 27
+    # TFLite SAME padding of a stride-2 3x3 conv on 16 rows pads only the bottom (and right):
+    # output row 0 reads input rows 0..2, row 7 reads rows 14..16 where row 16 is padding.
+    first_row = Region((0, 0, 0, 0), (1, 1, 8, 8))
+    assert conv.input_relations[0].input_region(first_row, conv.inputs[0].shape) == Region((0, 0, 0, 0), (1, 3, 16, 3))
+    last_row = Region((0, 7, 0, 0), (1, 1, 8, 8))
+    assert conv.input_relations[0].input_region(last_row, conv.inputs[0].shape) == Region((0, 14, 0, 0), (1, 2, 16, 3))
+
+
+def test_program_order_and_names(resnet8: list[OpInfo]) -> None:
+    program = program_from_module(load_module(RESNET8))
+    assert [op.kind for op in program.ops][-3:] == ["mean", "fully_connected", "softmax"]
+    assert program.graph_outputs == ("StatefulPartitionedCall_1:0",)
+    assert program.ops[-1].output.name == "StatefulPartitionedCall_1:0"
+    # Imported weights carry their values for the target to encode.
+    assert isinstance(resnet8[0].attributes["weight_values"], np.ndarray)
+    assert len({op.output.name for op in program.ops}) == len(program.ops)
+
+
+def test_cost_model_implements_the_protocol() -> None:
+    model: CostModel = EthosUCostModel(ARCH)
+    assert model.buffer_bytes(TensorInfo("t", (1, 5, 16, 24)), (1, 5, 16, 24)) == 2560
+
+
+def test_buffer_bytes_in_brick_layout() -> None:
+    model = EthosUCostModel(ARCH)
+    tensor = TensorInfo("t", (1, 32, 32, 24))
+    # NHCWB16 rounds 24 channels up to 32: a 5-row stripe is 5 * 32 * 32 = 5120 bytes.
+    assert model.buffer_bytes(tensor, (1, 5, 32, 24)) == 5120
+    # 3 rows of a 3-channel NHWC tensor: 3 * 7 * 3 = 63 bytes, aligned to 64.
+    linear = EthosUCostModel(ARCH, layouts={"x": Layout.NHWC})
+    assert linear.buffer_bytes(TensorInfo("x", (1, 9, 7, 3)), (1, 3, 7, 3)) == 64
+
+
+def test_weight_buffer_is_vela_encoding_plus_scales(resnet8: list[OpInfo]) -> None:
+    model = EthosUCostModel(ARCH)
+    conv = resnet8[1]  # 3x3, 16 -> 16 channels
+    npu = lower(conv, None, weight_bytes=1)[0].npu
+    block = select_block_config(npu, ARCH.accelerator)
+    weights = conv.attributes["weight_values"].astype(np.int16)
+    stream = npu_encode_weights(
+        NpuAccelerator.Ethos_U55_128, weights, (1, 1), 8, block.ofm_block[2], False, NpuBlockTraversal.PART_KERNEL_FIRST
+    )
+    encoded = -(-len(stream) // 16) * 16
+    assert model.encoded_weight_bytes(conv) == encoded
+    # 16 scale records of 10 bytes = 160, already a multiple of 16.
+    assert model.weight_buffer_bytes(conv) == encoded + 160
+    assert model.weight_buffer_bytes(resnet8[3]) == 0  # the add has no weights
+
+
+def test_stripes_cost_more_than_the_whole(resnet8: list[OpInfo]) -> None:
+    model = EthosUCostModel(ARCH)
+    conv = resnet8[1]  # 32x32x16 output
+    whole = model.stripe_cycles(conv, Region.full(conv.output.shape), True)
+    stripes = [Region((0, row, 0, 0), (1, 8, 32, 16)) for row in range(0, 32, 8)]
+    parts = [model.stripe_cycles(conv, stripe, True) for stripe in stripes]
+    assert all(part < whole for part in parts)
+    # Every stripe pays its own first IFM block and last OFM block, and edge stripes their halo.
+    assert sum(parts) > whole
+
+
+def test_weights_in_sram_pay_off_when_they_are_refetched(resnet8: list[OpInfo]) -> None:
+    model = EthosUCostModel(ARCH)
+    conv = resnet8[1]
+    full = Region.full(conv.output.shape)
+    # The 32x32 output is computed in several block rows; each re-reads the weights: from flash
+    # at 1 B/cycle that dominates, from SRAM it is hidden under the MACs.
+    assert model.stripe_cycles(conv, full, True) < model.stripe_cycles(conv, full, False)
+    # Copying them in costs one pass over flash plus its latency.
+    assert model.weight_transfer_cycles(conv) == model.weight_buffer_bytes(conv) + 64
+
+
+def test_region_cost_follows_the_memory_map(resnet8: list[OpInfo]) -> None:
+    model = EthosUCostModel(ARCH)
+    add = resnet8[3]
+    full = Region.full(add.output.shape)
+    in_sram = model.region_cost(
+        add, full, MemoryMap(ARCH.staging_memory, ARCH.staging_memory, ARCH.const_memory), False
+    )
+    assert set(in_sram.bytes_by_memory()) == {"Sram"}
+    # 32x32x16 int8 inputs twice and one output: 3 * 16384 bytes.
+    assert in_sram.bytes_by_memory()["Sram"] == 3 * 16384
+
+
+BROADCAST_ADD = """
+func.func @main(%small: tensor<1x1x1x16xi8>, %big: tensor<1x8x8x16xi8>) -> tensor<1x8x8x16xi8> {
+  %0 = nn.add %small, %big {activation = #nn<activation none>, input_quant = #nn.quant<0.5:0>,
+    input2_quant = #nn.quant<0.75:3>, output_quant = #nn.quant<1.0:0>}
+    : (tensor<1x1x1x16xi8>, tensor<1x8x8x16xi8>) -> tensor<1x8x8x16xi8>
+  func.return %0 : tensor<1x8x8x16xi8>
+}
+"""
+
+
+def test_lowering_swaps_a_broadcast_first_operand(tmp_path: Path) -> None:
+    source = tmp_path / "add.mlir"
+    source.write_text(BROADCAST_ADD)
+    add = program_from_module(load_module(source)).ops[0]
+    (step,) = lower(add)
+    assert step.npu.kind is NpuKind.ELEMENTWISE
+    assert step.npu.ifm == (8, 8, 16)
+    assert step.npu.ifm2 == (1, 1, 16)
+    assert step.ifm2 is not None
+    assert step.ifm2.tensor == add.inputs[0].name
+
+
+def test_lowering_of_mean_and_softmax(resnet8: list[OpInfo]) -> None:
+    mean, softmax = resnet8[-3], resnet8[-1]
+    sums, scale = lower(mean, None, weight_bytes=528)
+    # Mean over 8x8 of 64 channels: a depthwise 8x8 sum to int32, then a multiply to int8.
+    assert sums.npu.kind is NpuKind.DEPTHWISE
+    assert (sums.npu.kernel.height, sums.npu.kernel.width) == (8, 8)
+    assert sums.npu.ofm == (1, 1, 64)
+    assert sums.npu.ofm_bits == 32
+    assert scale.npu.sub_kind == "mul"
+    assert scale.npu.ifm2 == (1, 1, 1)
+    steps = lower(softmax)
+    # Max, exponent table, sum, reciprocal (10 + 3 x 5 scalar steps) and the final scaling.
+    assert len(steps) == 28
+    assert steps[0].npu.kind is NpuKind.POOLING
+    assert steps[0].npu.ifm == (1, 10, 1)
+    assert steps[1].npu.activation is Activation.LUT
+    assert steps[-1].ofm.tensor == softmax.output.name
+
+
+def test_unsupported_and_free_operators() -> None:
+    reshape = OpInfo("r", "reshape", TensorInfo("r", (1, 64)), (TensorInfo("x", (1, 8, 8)),), ())
+    assert lower(reshape) == []
+    unknown = OpInfo("u", "gather", TensorInfo("u", (4,)), (), ())
+    with pytest.raises(UnsupportedOpError, match=r"nn\.gather"):
+        lower(unknown)
+
+
+def test_hwc_folds_shapes() -> None:
+    assert hwc((1, 7, 7, 32)) == (7, 7, 32)
+    assert hwc((2, 7, 7, 32)) == (14, 7, 32)
+    assert hwc((1, 1000)) == (1, 1, 1000)
+    assert hwc((10,)) == (1, 1, 10)
