@@ -30,9 +30,24 @@ def _ethosu() -> Dialect:
     return EthosU
 
 
+def _tosa() -> Dialect:
+    from cascade.dialects.tosa import TOSA
+
+    return TOSA
+
+
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     """Map each of our dialect names to a factory that imports and returns the dialect."""
     return {"nn": _nn, "cascade": _cascade, "ethosu": _ethosu}
+
+
+def get_dialect_overrides() -> dict[str, Callable[[], Dialect]]:
+    """Our replacements for xDSL dialects of the same name: `tosa` with conv2d, reshape, slice...
+
+    Not part of CASCADE_UNIVERSE: a second "tosa" there would clash with xDSL's own. Our tools
+    register these in place of xDSL's instead.
+    """
+    return {"tosa": _tosa}
 
 
 CASCADE_UNIVERSE = Universe(all_dialects=get_all_dialects(), all_passes=get_all_passes())

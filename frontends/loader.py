@@ -11,7 +11,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 
 from cascade.frontends.tflite import TFLiteImportError, import_tflite
-from cascade.universe import get_all_dialects
+from cascade.universe import get_all_dialects, get_dialect_overrides
 
 
 class LoadError(Exception):
@@ -19,9 +19,9 @@ class LoadError(Exception):
 
 
 def make_context() -> Context:
-    """A context that knows xDSL's dialects and ours (loaded lazily, on first use)."""
+    """A context that knows xDSL's dialects and ours (loaded lazily, on first use); our `tosa` replaces xDSL's."""
     ctx = Context()
-    for name, factory in {**get_xdsl_dialects(), **get_all_dialects()}.items():
+    for name, factory in {**get_xdsl_dialects(), **get_all_dialects(), **get_dialect_overrides()}.items():
         if name not in ctx.registered_dialect_names:
             ctx.register_dialect(name, factory)
     return ctx

@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr,
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass, get_pass_option_infos
+from xdsl.universe import Universe
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
@@ -35,7 +36,7 @@ from xdsl.utils.exceptions import (
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from cascade.passes import PASSES, get_all_passes
-from cascade.universe import get_all_dialects
+from cascade.universe import get_all_dialects, get_dialect_overrides
 
 PROG = "cascade-opt"
 DEBUG_ENV = "CASCADE_DEBUG"
@@ -258,11 +259,15 @@ class CascadeOptMain(xDSLOptMain):
         )
 
     def register_all_dialects(self) -> None:
-        super().register_all_dialects()
+        # xDSL's and every plugin's dialects (what super() registers), with our `tosa` in place of
+        # xDSL's: a context holds one dialect per name, and xDSL's tosa lacks conv2d.
+        overrides = get_dialect_overrides()
+        for name, factory in Universe.get_multiverse().all_dialects.items():
+            self.ctx.register_dialect(name, overrides.get(name, factory))
         # The xdsl.universe entry point normally registers ours already; this covers a source
         # tree used without an install (stale or missing package metadata).
         registered = set(self.ctx.registered_dialect_names)
-        for name, factory in get_all_dialects().items():
+        for name, factory in {**get_all_dialects(), **overrides}.items():
             if name not in registered:
                 self.ctx.register_dialect(name, factory)
 
