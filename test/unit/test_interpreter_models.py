@@ -26,6 +26,7 @@ from cascade.interpreter.nn import run_program
 from cascade.tools.cascade_run import comparisons, random_inputs
 
 MODELS = sorted((Path(__file__).parent.parent / "models").glob("*.tflite"))
+LARGE_MODELS = sorted((Path(__file__).parent.parent.parent / "benchmarks" / "models").glob("*.tflite"))
 SEEDS = (0, 1, 2)
 MIN_DISTINCT = 4
 
@@ -35,7 +36,7 @@ def operator_count(path: Path) -> int:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("path", MODELS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", MODELS + LARGE_MODELS, ids=lambda p: p.stem)
 def test_every_intermediate_is_bit_exact(path: Path, seed: int):
     data = path.read_bytes()
     module = import_tflite(data)
@@ -69,7 +70,7 @@ def constant_by_construction(op: nn.NNOperation) -> bool:
     return 255 * op.input_quant.scales[0] * op.beta.value.data < 1 / 256
 
 
-@pytest.mark.parametrize("path", MODELS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", MODELS + LARGE_MODELS, ids=lambda p: p.stem)
 def test_every_operator_alone_on_informative_inputs(path: Path):
     data = path.read_bytes()
     rng = np.random.default_rng(7)
@@ -85,6 +86,10 @@ def test_every_operator_alone_on_informative_inputs(path: Path):
             assert len(np.unique(ours)) == 1
             continue
         assert len(np.unique(ours)) >= min(MIN_DISTINCT, ours.size), f"operator #{index} {op.name} is degenerate"
+
+
+def test_the_large_models_are_there():
+    assert {p.stem for p in LARGE_MODELS} == {"mbv1_100_224", "mbv2_100_224"}
 
 
 def test_a_wrong_interpreter_is_caught():
