@@ -14,13 +14,21 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, ModuleOp, NameLoc, TensorType
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    IntegerType,
+    ModuleOp,
+    NameLoc,
+    TensorType,
+)
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation, SSAValue
 
 from cascade.dialects import nn
 from cascade.interpreter import kernels
+from cascade.interpreter.cascade import CascadeFunctions
 
 
 class InterpretationError(Exception):
@@ -295,6 +303,8 @@ def describe_op(op: Operation | None) -> str:
         return "<no operation>"
     if isinstance(op.location, NameLoc):
         return f"{op.name} '{op.location.desc.data}'"
+    if isinstance(op.location, FileLineColLoc):
+        return f"{op.name} at {op.location.filename.data}:{op.location.line.data}:{op.location.column.data}"
     return op.name
 
 
@@ -317,9 +327,29 @@ def input_types(module: ModuleOp) -> list[TensorType]:
     return types
 
 
+def check_tensor_sizes(module: ModuleOp) -> None:
+    """Raise InterpretationError naming the first function argument or result over `nn.MAX_TENSOR_BYTES`.
+
+    Checked before anything is allocated: numpy would otherwise fail with a MemoryError, or
+    the operating system kill the process, on a tensor no target can hold anyway.
+    """
+    values: list[tuple[str, SSAValue]] = []
+    for op in module.walk():
+        if isinstance(op, func.FuncOp):
+            values += [(f"argument {i} of @{op.sym_name.data}", arg) for i, arg in enumerate(op.args)]
+        values += [(describe_op(op), result) for result in op.results]
+    for what, value in values:
+        if isinstance(value.type, TensorType) and (size := nn.tensor_bytes(value.type)) > nn.MAX_TENSOR_BYTES:
+            raise InterpretationError(
+                f"{what}: {value.type} has {size} bytes, more than the {nn.MAX_TENSOR_BYTES} (2^32) "
+                "a 32-bit address space can hold"
+            )
+
+
 def run_program(module: ModuleOp, inputs: Sequence[np.ndarray]) -> ProgramRun:
     """Run `@main` on `inputs`; return its results and every value computed on the way."""
     function = main_function(module)
+    check_tensor_sizes(module)
     types = input_types(module)
     if len(inputs) != len(types):
         raise InterpretationError(f"@main takes {len(types)} inputs, {len(inputs)} given")
@@ -330,6 +360,7 @@ def run_program(module: ModuleOp, inputs: Sequence[np.ndarray]) -> ProgramRun:
     interpreter = Interpreter(module, listeners=(recorder,))
     interpreter.register_implementations(FuncFunctions())
     interpreter.register_implementations(NNFunctions())
+    interpreter.register_implementations(CascadeFunctions())
     for arg, value in zip(function.args, inputs, strict=True):
         recorder.values[arg] = value
     try:

@@ -1,24 +1,499 @@
-"""cascade-plan: group operator chains into cascades executed stripe by stripe (planned)."""
+"""cascade-plan: group `nn` operators into cascades run stripe by stripe, under an SRAM budget.
 
+    cascade-opt model.tflite --cascade-plan
+    cascade-opt net.mlir -p 'cascade-plan{sram-budget=262144 accelerator=ethos-u55-128 report=plan.json}'
+
+The pass is the integration point between the IR and the generic planner
+(`cascade.passes.planner`): it builds the planner's view of each function (`OpInfo`s, via
+`planner.from_nn`), prices it with the Ethos-U cost model of `accelerator`, runs
+`planner.plan.plan_program`, and rewrites the function:
+
+* every chosen cascade of two or more operators becomes a `cascade.group` at the place of its
+  last operator (its sink): operands are the feature maps entering it, in order of first use
+  (weight constants stay outside and are used directly), the result is the sink's output;
+  properties `stripe_shape`, `stripe_order`, `num_stripes`, `weights` (sram/stream),
+  `peak_sram_bytes` (highest placed byte while it runs) and `cycles`;
+* every operator of a group carries `cascade.stripe` (see `stripe_attr`), intermediates with
+  their buffer mode (`rolling` or `recompute`);
+* operators planned alone stay bare; one with weights carries `cascade.weights` (sram/stream),
+  and `cascade.weight_slice_depth = d` when its SRAM weights are double-buffered in slices of d
+  output channels;
+* a group or lone operator whose SRAM weights are copied while the previous step runs carries
+  the unit attribute `cascade.prefetch`;
+* the function carries `cascade.peak_sram_bytes` (the placed peak of the whole plan),
+  `cascade.cycles` and `cascade.lower_bound_bytes` (the row-striping lower bound).
+
+The meaning of the `cascade.stripe` of an operator in a group: `shape` is its buffer (the sink:
+its stripe; a rolling intermediate: `depth` entries along the outer striped axis and the full
+extent elsewhere; a recompute intermediate: the largest box it computes, over all stripes), and
+`offset` maps the stripe index to the first element of the region the operator holds at that
+stripe (a rolling intermediate: the lowest of the `depth` rows kept; a recompute one: its
+box). For every stripe away from the edges the offset is exact and the region
+(`StripeAttr.region_of`) is the held region (a rolling intermediate) or contains it (a
+recompute intermediate whose boxes differ in size near the edges keeps the largest shape). The
+first and last stripe along an axis can differ (padding clips them, the first stripe of a
+rolling consumer computes its whole window, the last sink stripe may be short). The exact
+per-stripe boxes are those of `planner.stripes.CascadeGeometry`; `scheduled_geometry` rebuilds
+it from planned IR.
+
+`scheduled_buffers` rebuilds from planned IR the exact buffer list the planner placed
+(`planner.memory`): allocate-memory places it with `planner.placement.place` and gets the
+peak this pass predicted.
+"""
+
+import json
+import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from cascade.passes._unimplemented import UnimplementedPass
+from xdsl.context import Context
+from xdsl.dialects.arith import ConstantOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, NameLoc, TensorType, UnitAttr, i64
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+from cascade.dialects import nn
+from cascade.dialects.access import Region
+from cascade.dialects.cascade import (
+    BufferMode,
+    GroupOp,
+    StripeAttr,
+    WeightsMode,
+    WeightsModeAttr,
+    YieldOp,
+    get_stripe,
+    set_stripe,
+)
+from cascade.passes.planner.cost import CostModel
+from cascade.passes.planner.from_nn import ProgramInfo, op_info_from_nn
+from cascade.passes.planner.graph import OpInfo, TensorInfo
+from cascade.passes.planner.memory import Step, plan_buffers
+from cascade.passes.planner.placement import Buffer
+from cascade.passes.planner.plan import PlanningError, PlanOptions, PlanResult, describe_op, plan_program
+from cascade.passes.planner.program import SPATIAL_AXES, ProgramGraph
+from cascade.passes.planner.stripes import CascadeGeometry, StripeConfig
+
+WEIGHTS_ATTR = "cascade.weights"
+"""Discardable attribute of an operator planned alone: where its weights live (sram/stream)."""
+PEAK_ATTR = "cascade.peak_sram_bytes"
+CYCLES_ATTR = "cascade.cycles"
+LOWER_BOUND_ATTR = "cascade.lower_bound_bytes"
+SLICE_DEPTH_ATTR = "cascade.weight_slice_depth"
+"""i64 attribute of an operator planned alone whose SRAM weights are double-buffered in slices of
+that many output channels (two slices resident at a time)."""
+PREFETCH_ATTR = "cascade.prefetch"
+"""Unit attribute of a group or lone operator whose SRAM weights are copied while the previous
+step runs (their buffers live from the previous step on)."""
 
 
 @dataclass(frozen=True)
-class CascadePlanPass(UnimplementedPass):
-    """Choose cascades and stripe shapes under an SRAM budget.
+class CascadePlanPass(ModulePass):
+    """Choose cascades, stripes and buffer modes under an SRAM budget (see the module docstring).
 
-    Options: `sram-budget` (bytes, hard limit; None = the accelerator's SRAM), `accelerator`
-    (Vela accelerator name), `objective` (what to minimise), `striping` (`hw`: height and width),
-    `report` (path of a JSON plan report).
+    Options: `sram-budget` (bytes, a hard limit; none: no limit), `accelerator` (Vela
+    accelerator name), `objective` (`min-sram` or `min-cycles`; default: the fastest plan under
+    the budget, or without one the smallest peak within 5 % of the fastest cycles), `striping`
+    (`none`, `h` rows, `hw` rows and columns), `report` (path of a JSON report).
     """
 
     name = "cascade-plan"
-    tracking = "see issue #5"
 
     sram_budget: int | None = None
     accelerator: str = "ethos-u55-256"
     objective: str | None = None
     striping: str = "hw"
     report: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        options = PlanOptions(sram_budget=self.sram_budget, objective=self.objective, striping=self.striping)
+        try:
+            options.validate()
+        except PlanningError as error:
+            raise DiagnosticException(f"{self.name}: {error}") from None
+        reports: dict[str, dict[str, object]] = {}
+        for function in _functions(op):
+            scheduled = scheduled_program(function)
+            if not scheduled.steps:
+                continue
+            if any(isinstance(o, GroupOp) for o in function.body.walk()):
+                raise DiagnosticException(
+                    f"{self.name}: @{function.sym_name.data} is already planned (it contains cascade.group)"
+                )
+            cost = planner_cost_model(self.accelerator, scheduled.program)
+            try:
+                result = plan_program(scheduled.program, cost, options)
+            except PlanningError as error:
+                raise DiagnosticException(f"{self.name}: @{function.sym_name.data}: {error}") from None
+            emit_plan(function, scheduled.nn_ops, result)
+            reports[function.sym_name.data] = result.report()
+        if self.report is not None:
+            _write_report(self.report, reports)
+
+
+def _functions(module: ModuleOp) -> list[FuncOp]:
+    return [op for op in module.ops if isinstance(op, FuncOp) and op.body.blocks]
+
+
+def _write_report(path: str, reports: dict[str, dict[str, object]]) -> None:
+    if len(reports) == 1:
+        document: dict[str, object] = next(iter(reports.values()))
+    else:
+        document = {"functions": reports}
+    try:
+        Path(path).write_text(json.dumps(document, indent=1) + "\n")
+    except OSError as error:
+        raise DiagnosticException(f"cascade-plan: cannot write report '{path}': {error.strerror}") from None
+
+
+# --------------------------------------------------------------------------- #
+# The cost model
+# --------------------------------------------------------------------------- #
+
+
+class _CpuTolerantCost:
+    """Wraps a cost model: operators the NPU cannot run (lowering errors) cost 0 cycles.
+
+    Such operators run on the CPU between NPU commands; their buffers still count.
+    """
+
+    def __init__(self, inner: CostModel, unsupported: type[Exception]) -> None:
+        self.inner = inner
+        self.unsupported = unsupported
+
+    def stripe_cycles(self, op: OpInfo, output: Region, weights_in_sram: bool) -> int:
+        try:
+            return self.inner.stripe_cycles(op, output, weights_in_sram)
+        except self.unsupported:
+            return 0
+
+    def weight_buffer_bytes(self, op: OpInfo) -> int:
+        try:
+            return self.inner.weight_buffer_bytes(op)
+        except self.unsupported:
+            return 0
+
+    def buffer_bytes(self, tensor: TensorInfo, region_shape: tuple[int, ...]) -> int:
+        return self.inner.buffer_bytes(tensor, region_shape)
+
+    def weight_transfer_cycles(self, op: OpInfo) -> int:
+        transfer = getattr(self.inner, "weight_transfer_cycles", None)
+        if transfer is None:
+            return 0
+        try:
+            return int(transfer(op))
+        except self.unsupported:
+            return 0
+
+
+def planner_cost_model(accelerator: str, program: ProgramInfo) -> CostModel:
+    """The Ethos-U cost model of `accelerator` for `program` (layouts chosen as Vela does)."""
+    from cascade.ethos_u.arch import ArchConfigError, arch_config
+    from cascade.ethos_u.cost_model import EthosUCostModel
+    from cascade.ethos_u.estimate import choose_layouts
+    from cascade.ethos_u.lowering import UnsupportedOpError
+
+    try:
+        arch = arch_config(accelerator)
+    except (ArchConfigError, KeyError, ValueError) as error:
+        raise DiagnosticException(f"cascade-plan: unknown accelerator '{accelerator}': {error}") from None
+    return _CpuTolerantCost(EthosUCostModel(arch, layouts=choose_layouts(program)), UnsupportedOpError)
+
+
+# --------------------------------------------------------------------------- #
+# IR -> planner
+# --------------------------------------------------------------------------- #
+
+
+class _ValueNames:
+    """Unique, stable tensor names, as `planner.from_nn` gives them (location, name hint or a
+    number), seeing through the block arguments of `cascade.group` to the values they stand for
+    so that planned IR names its tensors exactly as the IR before planning."""
+
+    def __init__(self) -> None:
+        self._by_value: dict[SSAValue, str] = {}
+        self._used: set[str] = set()
+        self.aliases: dict[SSAValue, SSAValue] = {}
+
+    def resolve(self, value: SSAValue) -> SSAValue:
+        while value in self.aliases:
+            value = self.aliases[value]
+        return value
+
+    def __call__(self, value: SSAValue) -> str:
+        value = self.resolve(value)
+        if value in self._by_value:
+            return self._by_value[value]
+        base = None
+        location = value.owner.location if isinstance(value.owner, Operation) else None
+        if isinstance(value, BlockArgument):
+            location = getattr(value, "location", None)
+        if isinstance(location, NameLoc):
+            base = location.desc.data
+        if not base:
+            base = value.name_hint or f"v{len(self._by_value)}"
+        name = base
+        suffix = 1
+        while name in self._used:
+            suffix += 1
+            name = f"{base}#{suffix}"
+        self._used.add(name)
+        self._by_value[value] = name
+        return name
+
+
+@dataclass
+class ScheduledProgram:
+    """A function as the planner sees it, with the cascades already in its IR (if any)."""
+
+    program: ProgramInfo
+    nn_ops: list[nn.NNOperation]
+    steps: list[Step]
+    """One per top-level group or bare operator, in order; for unplanned IR, one per operator."""
+
+
+def _top_level_units(function: FuncOp) -> Iterator[GroupOp | nn.NNOperation]:
+    for op in function.body.block.ops:
+        if isinstance(op, GroupOp | nn.NNOperation):
+            yield op
+
+
+def scheduled_program(function: FuncOp) -> ScheduledProgram:
+    """The planner's view of `function`, planned or not.
+
+    Each `cascade.group` is a step whose configuration comes from its properties and the buffer
+    modes of its operators; each bare operator is a step of its own, its weights in SRAM when
+    it carries `cascade.weights = #cascade.weights<sram>`. A result used by anything but an
+    `nn` operator or a group (e.g. `func.return`) is a graph output.
+    """
+    names = _ValueNames()
+    for group in (o for o in function.body.block.ops if isinstance(o, GroupOp)):
+        for arg, operand in zip(group.input_args, group.inputs, strict=True):
+            names.aliases[arg] = operand
+        for result, value in zip(group.results, group.yield_op.values, strict=True):
+            names.aliases[result] = value
+    graph_inputs = tuple(names(arg) for arg in function.args)
+    ops: list[OpInfo] = []
+    nn_ops: list[nn.NNOperation] = []
+    steps: list[Step] = []
+    for unit in _top_level_units(function):
+        first = len(ops)
+        members = (
+            [o for o in unit.body.block.ops if isinstance(o, nn.NNOperation)] if isinstance(unit, GroupOp) else [unit]
+        )
+        for member in members:
+            ops.append(op_info_from_nn(member, names))  # type: ignore[arg-type]
+            nn_ops.append(member)
+        steps.append(_step_of(unit, members, first))
+    outputs: list[str] = []
+    for op in function.body.block.ops:
+        if isinstance(op, GroupOp | nn.NNOperation):
+            continue
+        for operand in op.operands:
+            if isinstance(names.resolve(operand).owner, nn.NNOperation):
+                outputs.append(names(operand))
+    program = ProgramInfo(tuple(ops), graph_inputs, tuple(dict.fromkeys(outputs)))
+    return ScheduledProgram(program, nn_ops, steps)
+
+
+def _step_of(unit: GroupOp | nn.NNOperation, members: Sequence[nn.NNOperation], first: int) -> Step:
+    sink = first + len(members) - 1
+    prefetch = PREFETCH_ATTR in unit.attributes
+    if not isinstance(unit, GroupOp):
+        mode = unit.attributes.get(WEIGHTS_ATTR)
+        in_sram = isinstance(mode, WeightsModeAttr) and mode.data == WeightsMode.SRAM
+        depth = unit.attributes.get(SLICE_DEPTH_ATTR)
+        slice_depth = depth.value.data if isinstance(depth, IntegerAttr) else 0
+        return Step(first, sink, StripeConfig((), ()), frozenset(), in_sram, prefetch, slice_depth)
+    order = unit.get_stripe_order()
+    shape = unit.get_stripe_shape()
+    config = StripeConfig(tuple(order), tuple(shape[axis] for axis in order))
+    recompute = frozenset(
+        first + index
+        for index, member in enumerate(members)
+        if (stripe := get_stripe(member)) is not None and stripe.get_mode() == BufferMode.RECOMPUTE
+    )
+    return Step(first, sink, config, recompute, unit.get_weights_mode() == WeightsMode.SRAM, prefetch)
+
+
+def scheduled_buffers(function: FuncOp, cost: CostModel) -> list[Buffer]:
+    """The SRAM buffers of a planned function, exactly as cascade-plan placed them."""
+    scheduled = scheduled_program(function)
+    return plan_buffers(ProgramGraph.build(scheduled.program), scheduled.steps, cost)
+
+
+def scheduled_geometry(function: FuncOp, group: GroupOp) -> CascadeGeometry:
+    """The exact stripe geometry of `group` (a group of `function`)."""
+    scheduled = scheduled_program(function)
+    graph = ProgramGraph.build(scheduled.program)
+    members = [o for o in group.body.block.ops if isinstance(o, nn.NNOperation)]
+    first = next(i for i, o in enumerate(scheduled.nn_ops) if o is members[0])
+    step = next(s for s in scheduled.steps if s.first == first)
+    return CascadeGeometry.build(graph, step.first, step.sink, step.config, step.recompute)
+
+
+# --------------------------------------------------------------------------- #
+# Planner -> IR
+# --------------------------------------------------------------------------- #
+
+
+def emit_plan(function: FuncOp, nn_ops: Sequence[nn.NNOperation], result: PlanResult) -> None:
+    """Rewrite `function` (whose nn operators are `nn_ops`, in order) as `result` planned it."""
+    for cascade in result.cascades:
+        members = list(nn_ops[cascade.first : cascade.sink + 1])
+        mode = WeightsMode.SRAM if cascade.weights_in_sram else WeightsMode.STREAM
+        if len(members) == 1:
+            unit: Operation = members[0]
+            if result.graph.ops[cascade.first].weights:
+                unit.attributes[WEIGHTS_ATTR] = WeightsModeAttr(mode)
+            if cascade.weight_slice_depth:
+                unit.attributes[SLICE_DEPTH_ATTR] = IntegerAttr(cascade.weight_slice_depth, i64)
+        else:
+            unit = _emit_group(members, result.geometry(cascade), mode, cascade.peak, cascade.cycles)
+        if cascade.prefetch:
+            unit.attributes[PREFETCH_ATTR] = UnitAttr()
+    function.attributes[PEAK_ATTR] = IntegerAttr(result.peak, i64)
+    function.attributes[CYCLES_ATTR] = IntegerAttr(result.cycles, i64)
+    function.attributes[LOWER_BOUND_ATTR] = IntegerAttr(result.lower_bound, i64)
+
+
+def _emit_group(
+    members: list[nn.NNOperation], geometry: CascadeGeometry, weights: WeightsMode, peak: int, cycles: int
+) -> GroupOp:
+    sink = members[-1]
+    inside = {result for member in members for result in member.results}
+    inputs: list[SSAValue] = []
+    for member in members:
+        for operand in member.operands:
+            if operand in inside or operand in inputs or isinstance(operand.owner, ConstantOp):
+                continue
+            inputs.append(operand)
+    config = geometry.config
+    full = _shape(sink.results[0])
+    stripe_shape = [
+        config.size_along(axis, extent) if axis in SPATIAL_AXES else extent for axis, extent in enumerate(full)
+    ]
+    group = GroupOp.build_group(
+        inputs,
+        [sink.results[0].type],
+        stripe_shape=stripe_shape,
+        stripe_order=config.order,
+        weights=weights,
+        peak_sram_bytes=peak,
+        cycles=cycles,
+    )
+    parent = sink.parent_block()
+    assert parent is not None
+    parent.insert_op_before(group, sink)
+    sink.results[0].replace_all_uses_with(group.results[0])
+    block = group.body.block
+    for arg, value in zip(block.args, inputs, strict=True):
+        arg.name_hint = value.name_hint
+    mapping = dict(zip(inputs, block.args, strict=True))
+    for offset, member in enumerate(members):
+        member.detach()
+        block.add_op(member)
+        for index, operand in enumerate(member.operands):
+            if operand in mapping:
+                member.operands[index] = mapping[operand]
+        set_stripe(member, stripe_attr(geometry, geometry.first + offset))
+    block.add_op(YieldOp(sink.results[0]))
+    return group
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
+
+
+def stripe_attr(geometry: CascadeGeometry, op: int) -> StripeAttr:
+    """The `cascade.stripe` of operator `op` of a cascade (see the module docstring)."""
+    shape = list(geometry.graph.output_shape(op))
+    results: list[AffineExpr] = [AffineExpr.constant(0) for _ in shape]
+    order = geometry.config.order
+    outer = geometry.config.outer_axis
+    rolling = geometry.is_rolling(op)
+    for axis in SPATIAL_AXES:
+        track = geometry.tracks[axis][op]
+        extent = shape[axis]
+        # Stripes whose region touches neither end of the axis follow the steady state; the
+        # map is fitted on them (clipping makes the others irregular).
+        if op == geometry.sink:
+            size = geometry.config.size_along(axis, extent)
+            starts = [None if iv is None else iv[0] for iv in track.computed]
+            clean = [iv is not None and iv[1] - iv[0] + 1 == size for iv in track.computed]
+        elif rolling and axis == outer:
+            size = track.depth
+            starts = [high - track.depth + 1 for high in track.written]
+            clean = [0 <= high - track.depth + 1 and high < extent - 1 for high in track.written]
+        elif rolling:
+            size = extent
+            starts = [0 for _ in track.required]
+            clean = [True for _ in track.required]
+        else:
+            size = track.max_required
+            starts = [None if iv is None else iv[0] for iv in track.required]
+            clean = [iv is not None and 0 < iv[0] and iv[1] < extent - 1 for iv in track.required]
+        shape[axis] = max(size, 1)
+        if axis in order:
+            results[axis] = _fit_expr(starts, clean, order.index(axis))
+        else:
+            results[axis] = AffineExpr.constant(next((s for s in starts if s is not None), 0))
+    mode = None if op == geometry.sink else BufferMode.ROLLING if rolling else BufferMode.RECOMPUTE
+    return StripeAttr(shape, AffineMap(len(order), 0, tuple(results)), mode)
+
+
+def _fit_expr(starts: Sequence[int | None], clean: Sequence[bool], dim: int) -> AffineExpr:
+    """`floor((p * d + q) / r)` matching `starts[t]` on the clean stripes t (if at least two),
+    else on the interior ones."""
+    steady = [start if ok else None for start, ok in zip(starts, clean, strict=True)]
+    if sum(v is not None for v in steady) >= 2:
+        p, q, r = fit_floor_affine(steady, interior_only=False)
+    else:
+        p, q, r = fit_floor_affine(starts)
+    expr = AffineExpr.dimension(dim) * p + q if p else AffineExpr.constant(q)
+    return expr if r == 1 else expr // r
+
+
+def fit_floor_affine(values: Sequence[int | None], interior_only: bool = True) -> tuple[int, int, int]:
+    """Integers (p, q, r) with floor((p*t + q) / r) == values[t] on the given t (None: skip);
+    with `interior_only`, on the interior t (1..T-2) only, unless there are fewer than 3.
+
+    Denominators up to 64 are tried (upscaling by 2 gives r = 2). If nothing fits, the line
+    through the first and last points.
+    """
+    points = [(t, v) for t, v in enumerate(values) if v is not None]
+    interior = points
+    if interior_only and len(values) >= 3:
+        interior = [(t, v) for t, v in points if 0 < t < len(values) - 1]
+    interior = interior or points
+    if not interior:
+        return 0, 0, 1
+    if len(interior) == 1:
+        return 0, interior[0][1], 1
+    (t0, v0), (t1, v1) = interior[0], interior[-1]
+    for r in (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64):
+        slope = r * (v1 - v0) / (t1 - t0)
+        for p in sorted({math.floor(slope), math.ceil(slope)}):
+            low = max(r * v - p * t for t, v in interior)
+            high = min(r * v + r - 1 - p * t for t, v in interior)
+            if low <= high:
+                g = math.gcd(math.gcd(p, low), r)
+                return p // g, low // g, r // g
+    return round((v1 - v0) / (t1 - t0)), v0 - round((v1 - v0) / (t1 - t0)) * t0, 1
+
+
+def plan_summary(result: PlanResult) -> list[str]:
+    """Human-readable lines describing the chosen plan (for tools and debugging)."""
+    lines = []
+    for cascade in result.cascades:
+        ops = ", ".join(describe_op(result.graph, op) for op in range(cascade.first, cascade.sink + 1))
+        lines.append(
+            f"[{cascade.first}..{cascade.sink}] {cascade.config.describe()} "
+            f"weights={'sram' if cascade.weights_in_sram else 'stream'} memory={cascade.memory} "
+            f"cycles={cascade.cycles}: {ops}"
+        )
+    return lines

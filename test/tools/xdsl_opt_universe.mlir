@@ -1,10 +1,10 @@
 // Plain xdsl-opt knows all our passes through the `xdsl.universe` entry point in pyproject.toml:
-// the pipeline is accepted (no "Unrecognized passes") and its first pass runs.
+// the pipeline is accepted (no "Unrecognized passes") and runs up to its first stub.
 // RUN: not xdsl-opt %s -p 'legalize-tosa,cascade-plan{sram-budget=1},rolling-buffer,allocate-memory,lower-to-ethosu,ethosu-pipeline' 2>&1 \
 // RUN:   | filecheck %s
 
 // CHECK-NOT: Unrecognized passes
-// CHECK:     PassFailedException: legalize-tosa: not yet implemented
+// CHECK:     PassFailedException: rolling-buffer: not yet implemented
 
 func.func @f() {
   func.return

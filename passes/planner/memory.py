@@ -1,0 +1,156 @@
+"""Memory accounting of a plan: the list of SRAM buffers and their lifetimes.
+
+This is the contract between the planner (cascade-plan) and the allocator (allocate-memory):
+both build the buffer list with `plan_buffers` and place it with `placement.place`, so the
+peak the planner predicts is the peak the allocator produces.
+
+Steps
+-----
+A plan runs its cascades one after another; cascade k (in program order) is **step k**. A
+cascade of one operator is a step too. In IR, every top-level `cascade.group` and every
+operator left outside a group is one step, in the order they appear.
+
+Buffers
+-------
+Every size is rounded up to 16 bytes (`placement.align`); `cost.buffer_bytes` gives the bytes
+of a feature-map region in the target's layout and `cost.weight_buffer_bytes` those of an
+operator's weights.
+
+* `input:<tensor>` for every graph input read by an operator: `buffer_bytes(t, t.shape)`,
+  live from step 0 to the step of its last reader (the last step if it is also returned).
+* `tensor:<tensor>` for the output of every cascade's sink: `buffer_bytes(t, t.shape)`, live
+  from its step to the step of its last reader (the last step if it is a graph output, its own
+  step if nobody reads it).
+* `step<k>:rolling:<tensor>` for every rolling intermediate of step k:
+  `buffer_bytes(t, shape)` with `shape` = the tensor's shape with `depth` on the outer striped
+  axis (`CascadeGeometry.buffer_shape`), live at step k only.
+* `step<k>:recompute:<tensor>` for every recompute intermediate of step k: `buffer_bytes(t,
+  shape)` with `shape` = the largest required interval along each spatial axis (full batch
+  and channels), live at step k only.
+* `step<k>:weights:<operator>` for every operator of step k that has weights, when the
+  cascade keeps its weights in SRAM: `weight_buffer_bytes(op)`, live at step k only, or at
+  steps k-1 and k when the weights are prefetched (copied while step k-1 runs; `Step.prefetch`,
+  the IR's `cascade.prefetch`). An operator run alone may instead double-buffer its weights in
+  slices of d output channels (`Step.weight_slice_depth`, the IR's
+  `cascade.weight_slice_depth`): `2 * align(ceil(weight_buffer_bytes(op) * d / C))`.
+  Streamed weights take no SRAM.
+
+The memory of step k (`step_memory`) is the sum of the buffers live at step k; the largest
+is the max-live lower bound of the placement. For a cascade `[first, sink]` it depends only
+on `first` and `sink`, plus its own intermediates and weights (and the next step's prefetched
+weights, which the planner adds only where they do not raise the peak): the full tensors live are the
+graph inputs and cascade outputs produced before `first` that are read at or after `first`
+(or returned), and the sink's output.
+
+Pure Python: no IR types, no target.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cascade.passes.planner.cost import CostModel
+from cascade.passes.planner.graph import TensorInfo
+from cascade.passes.planner.placement import Buffer, align
+from cascade.passes.planner.program import ProgramGraph
+from cascade.passes.planner.stripes import CascadeGeometry, StripeConfig
+
+
+@dataclass(frozen=True)
+class Step:
+    """One cascade of a plan, as the memory accounting needs it."""
+
+    first: int
+    sink: int
+    config: StripeConfig
+    recompute: frozenset[int]
+    weights_in_sram: bool
+    prefetch: bool = False
+    """The weights are copied into SRAM while the previous step runs (their buffers live from
+    the previous step on)."""
+    weight_slice_depth: int = 0
+    """For a single operator with weights in SRAM: 0 keeps all its weights at once; d > 0
+    double-buffers them in slices of d output channels (two slices resident, the next copied
+    while the current one computes), as Vela does for large weights."""
+
+
+def full_bytes(cost: CostModel, tensor: TensorInfo) -> int:
+    """Bytes of a tensor stored in full."""
+    return align(cost.buffer_bytes(tensor, tensor.shape))
+
+
+def weight_bytes(cost: CostModel, graph: ProgramGraph, op: int) -> int:
+    """Bytes of an operator's weight buffer (0 without weights)."""
+    return align(cost.weight_buffer_bytes(graph.ops[op])) if graph.ops[op].weights else 0
+
+
+SLICE_GRANULE = 16
+"""Output channels of a weight slice are a multiple of this (the NPU's OFM depth granule)."""
+
+
+def slice_depth(channels: int, slices: int) -> int:
+    """Output channels per weight slice for about `slices` slices: ceil(C / n) rounded up to 16,
+    at most C. 512 channels in 8 slices: 64; 96 channels in 4 slices: 32 (so 3 slices)."""
+    depth = -(-channels // max(slices, 1))
+    return min(-(-depth // SLICE_GRANULE) * SLICE_GRANULE, channels)
+
+
+def sliced_weight_bytes(cost: CostModel, graph: ProgramGraph, op: int, depth: int) -> int:
+    """Bytes of a double buffer of weight slices `depth` output channels deep (two slices)."""
+    channels = graph.output_shape(op)[-1]
+    whole = cost.weight_buffer_bytes(graph.ops[op])
+    return 2 * align(-(-whole * depth // channels))
+
+
+def intermediate_buffers(cost: CostModel, graph: ProgramGraph, cascade: Step, step: int) -> list[Buffer]:
+    """The buffers live only during `step`: intermediates and (if kept in SRAM) weights."""
+    buffers = []
+    if cascade.first < cascade.sink:
+        geometry = CascadeGeometry.build(graph, cascade.first, cascade.sink, cascade.config, cascade.recompute)
+        for op in range(geometry.first, geometry.sink):
+            tensor = graph.ops[op].output
+            mode = "rolling" if geometry.is_rolling(op) else "recompute"
+            size = align(cost.buffer_bytes(tensor, geometry.buffer_shape(op)))
+            buffers.append(Buffer(f"step{step}:{mode}:{tensor.name}", size, step, step, mode))
+    if cascade.weights_in_sram:
+        start = step - 1 if cascade.prefetch and step > 0 else step
+        for op in range(cascade.first, cascade.sink + 1):
+            size = weight_bytes(cost, graph, op)
+            if size and cascade.weight_slice_depth:
+                size = sliced_weight_bytes(cost, graph, op, cascade.weight_slice_depth)
+            if size:
+                buffers.append(Buffer(f"step{step}:weights:{graph.ops[op].name}", size, start, step, "weights"))
+    return buffers
+
+
+def plan_buffers(graph: ProgramGraph, steps: Sequence[Step], cost: CostModel) -> list[Buffer]:
+    """Every SRAM buffer of a plan with its lifetime in steps (see the module docstring)."""
+    step_of = [-1] * graph.size
+    for index, step in enumerate(steps):
+        for op in range(step.first, step.sink + 1):
+            step_of[op] = index
+    if -1 in step_of:
+        raise ValueError(f"the steps do not cover operator {step_of.index(-1)}")
+    last_step = len(steps) - 1
+
+    def until(last_use: int, own: int) -> int:
+        if last_use >= graph.size:
+            return last_step
+        return max(step_of[last_use], own)
+
+    buffers = []
+    for tensor, last_use in zip(graph.external_inputs, graph.external_last_use, strict=True):
+        buffers.append(Buffer(f"input:{tensor.name}", full_bytes(cost, tensor), 0, until(last_use, 0), "input"))
+    for index, step in enumerate(steps):
+        tensor = graph.ops[step.sink].output
+        buffers.append(
+            Buffer(f"tensor:{tensor.name}", full_bytes(cost, tensor), index, until(graph.last_use[step.sink], index))
+        )
+        buffers.extend(intermediate_buffers(cost, graph, step, index))
+    return buffers
+
+
+def step_memory(buffers: Sequence[Buffer], step: int) -> int:
+    """Total bytes of the buffers live at `step`."""
+    return sum(b.size for b in buffers if b.first_step <= step <= b.last_step)

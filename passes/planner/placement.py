@@ -1,0 +1,258 @@
+"""Placement of buffers with step lifetimes at byte offsets in one memory.
+
+The input is a list of `Buffer`s, each live over an inclusive range of steps; the output gives
+every buffer an offset such that buffers live at the same step never overlap. The planner
+calls `place` to predict the peak of a plan and the allocator (allocate-memory) calls it again
+on the same buffer list, so the predicted peak is the allocated peak by construction.
+
+The heuristic, deterministic throughout (ties broken by buffer name):
+
+1. Buffers live over several steps (full tensors crossing cascade boundaries) are placed
+   first, one at a time, each at the lowest offset where it overlaps no already placed buffer
+   with a common step. Four orders are tried (size descending; lifetime length descending;
+   start ascending; size x length descending) and the one with the lowest final peak is kept.
+2. Buffers live in a single step (rolling buffers, recompute buffers, weight buffers, and
+   tensors read by one step only) never meet buffers of other steps, so each step is filled
+   on its own: by decreasing size, each into the smallest free gap of that step that holds
+   it (lowest offset on ties), else on top.
+
+Every size must be a multiple of `ALIGNMENT`; offsets then are too (16-byte aligned).
+
+Pure Python: no IR types, no target.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+ALIGNMENT = 16
+"""Byte alignment of every buffer offset and size (Ethos-U feature-map base addresses)."""
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """A buffer to place: a unique name, a size in bytes, and the steps it is live in."""
+
+    name: str
+    size: int
+    first_step: int
+    last_step: int
+    kind: str = "tensor"
+
+    def overlaps_in_time(self, other: Buffer) -> bool:
+        return self.first_step <= other.last_step and other.first_step <= self.last_step
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Offsets by buffer name and the resulting peak (highest end offset)."""
+
+    offsets: dict[str, int]
+    peak: int
+    order: str
+    """Which phase-1 order produced it (for diagnostics)."""
+
+
+def align(size: int) -> int:
+    """`size` rounded up to a multiple of `ALIGNMENT`."""
+    return -(-size // ALIGNMENT) * ALIGNMENT
+
+
+def max_live(buffers: Sequence[Buffer]) -> int:
+    """The largest total size live at one step: a lower bound of any placement's peak."""
+    totals: dict[int, int] = {}
+    for buffer in buffers:
+        for step in range(buffer.first_step, buffer.last_step + 1):
+            totals[step] = totals.get(step, 0) + buffer.size
+    return max(totals.values(), default=0)
+
+
+def step_totals(buffers: Sequence[Buffer]) -> dict[int, int]:
+    """Total size live at each step."""
+    totals: dict[int, int] = {}
+    for buffer in buffers:
+        for step in range(buffer.first_step, buffer.last_step + 1):
+            totals[step] = totals.get(step, 0) + buffer.size
+    return totals
+
+
+_ORDERS: tuple[tuple[str, Callable[[Buffer], tuple[object, ...]]], ...] = (
+    ("size", lambda b: (-b.size, b.first_step, b.name)),
+    ("lifetime", lambda b: (-(b.last_step - b.first_step), -b.size, b.name)),
+    ("start", lambda b: (b.first_step, -b.size, b.name)),
+    ("area", lambda b: (-b.size * (b.last_step - b.first_step + 1), b.first_step, b.name)),
+)
+
+
+DEFAULT_EFFORT = 400
+"""Hill-climbing iterations of `place` after the quick heuristics (0: quick heuristics only)."""
+
+
+def place(buffers: Sequence[Buffer], effort: int = DEFAULT_EFFORT) -> Placement:
+    """Offsets for `buffers` (see the module docstring). Sizes must be multiples of 16.
+
+    Deterministic: the same buffers and `effort` always give the same placement. The planner
+    and the allocator must use the same `effort` (the default) to agree on the peak.
+    """
+    names = [b.name for b in buffers]
+    if len(set(names)) != len(names):
+        raise ValueError("buffer names must be unique")
+    for buffer in buffers:
+        if buffer.size % ALIGNMENT or buffer.size < 0:
+            raise ValueError(f"buffer {buffer.name} size {buffer.size} is not a multiple of {ALIGNMENT}")
+        if buffer.first_step > buffer.last_step:
+            raise ValueError(f"buffer {buffer.name} ends before it starts")
+    long_lived = [b for b in buffers if b.first_step < b.last_step and b.size]
+    single = [b for b in buffers if b.first_step == b.last_step and b.size]
+    empty = {b.name: 0 for b in buffers if not b.size}
+    lower_bound = max_live(buffers)
+    together = _Problem([*long_lived, *_step_blocks(single)])
+    apart = _Problem(long_lived)
+    best: Placement | None = None
+    best_order: list[int] = []
+    for order_name, key in _ORDERS:
+        for problem in (together, apart):
+            order = problem.order(key)
+            offsets = problem.first_fit(order)
+            if problem is together:
+                # Each step's single-step buffers as one block, placed with the long-lived ones.
+                named = _expand_blocks(problem.named(offsets), single)
+            else:
+                named = problem.named(offsets)
+                named.update(_fill_steps(long_lived, named, single))
+            peak = max((named[b.name] + b.size for b in buffers if b.size), default=0)
+            if best is None or peak < best.peak:
+                best = Placement({**named, **empty}, peak, f"{order_name}{'+blocks' if problem is together else ''}")
+                if problem is together:
+                    best_order = order
+            if peak == lower_bound:
+                return best
+    assert best is not None
+    if effort > 0 and together.items:
+        start_order = best_order or together.order(_ORDERS[0][1])
+        peak, offsets = together.hill_climb(start_order, lower_bound, effort)
+        if peak < best.peak:
+            named = _expand_blocks(together.named(offsets), single)
+            best = Placement({**named, **empty}, peak, "hill-climb")
+    return best
+
+
+class _Problem:
+    """Buffers to place, with the pairs that are live at a common step precomputed."""
+
+    def __init__(self, items: list[Buffer]) -> None:
+        self.items = items
+        self.sizes = [b.size for b in items]
+        by_start = sorted(range(len(items)), key=lambda i: items[i].first_step)
+        self.overlaps: list[list[int]] = [[] for _ in items]
+        for position, i in enumerate(by_start):
+            for j in by_start[position + 1 :]:
+                if items[j].first_step > items[i].last_step:
+                    break
+                self.overlaps[i].append(j)
+                self.overlaps[j].append(i)
+
+    def order(self, key: Callable[[Buffer], tuple[object, ...]]) -> list[int]:
+        return sorted(range(len(self.items)), key=lambda i: key(self.items[i]))
+
+    def named(self, offsets: list[int]) -> dict[str, int]:
+        return {b.name: offsets[i] for i, b in enumerate(self.items)}
+
+    def first_fit(self, order: Sequence[int]) -> list[int]:
+        """Each buffer, in `order`, at the lowest offset free over its whole lifetime."""
+        offsets = [-1] * len(self.items)
+        sizes = self.sizes
+        for i in order:
+            size = sizes[i]
+            conflicts = sorted((offsets[j], offsets[j] + sizes[j]) for j in self.overlaps[i] if offsets[j] >= 0)
+            offset = 0
+            for start, end in conflicts:
+                if start >= offset + size:
+                    break
+                if end > offset:
+                    offset = end
+            offsets[i] = offset
+        return offsets
+
+    def peak(self, offsets: list[int]) -> int:
+        return max((o + s for o, s in zip(offsets, self.sizes, strict=True)), default=0)
+
+    def hill_climb(self, order: list[int], lower_bound: int, effort: int) -> tuple[int, list[int]]:
+        """Improve the order by moving the buffer that sets the peak earlier (Vela's HillClimb
+        allocator does the same), keeping any order that is no worse. A fixed seed makes it
+        deterministic."""
+        rng = random.Random(20240917)
+        offsets = self.first_fit(order)
+        best = (self.peak(offsets), list(order), offsets)
+        for _ in range(effort):
+            if best[0] <= lower_bound:
+                break
+            current, current_offsets = best[1], best[2]
+            top = max(range(len(current)), key=lambda k: (current_offsets[current[k]] + self.sizes[current[k]], -k))
+            candidate = list(current)
+            if top > 0 and rng.random() < 0.7:
+                item = candidate.pop(top)
+                candidate.insert(rng.randrange(0, top), item)
+            else:
+                a, b = rng.randrange(len(candidate)), rng.randrange(len(candidate))
+                candidate[a], candidate[b] = candidate[b], candidate[a]
+            candidate_offsets = self.first_fit(candidate)
+            candidate_peak = self.peak(candidate_offsets)
+            if candidate_peak <= best[0]:
+                best = (candidate_peak, candidate, candidate_offsets)
+        return best[0], best[2]
+
+
+_BLOCK_PREFIX = "\0step-block:"
+
+
+def _step_blocks(single: Sequence[Buffer]) -> list[Buffer]:
+    totals: dict[int, int] = {}
+    for buffer in single:
+        totals[buffer.first_step] = totals.get(buffer.first_step, 0) + buffer.size
+    return [Buffer(f"{_BLOCK_PREFIX}{step}", size, step, step) for step, size in sorted(totals.items())]
+
+
+def _expand_blocks(offsets: dict[str, int], single: Sequence[Buffer]) -> dict[str, int]:
+    """Replace each step block by its buffers, laid out from its offset by decreasing size."""
+    by_step: dict[int, list[Buffer]] = {}
+    for buffer in single:
+        by_step.setdefault(buffer.first_step, []).append(buffer)
+    result = {name: offset for name, offset in offsets.items() if not name.startswith(_BLOCK_PREFIX)}
+    for step, members in by_step.items():
+        cursor = offsets[f"{_BLOCK_PREFIX}{step}"]
+        for buffer in sorted(members, key=lambda b: (-b.size, b.name)):
+            result[buffer.name] = cursor
+            cursor += buffer.size
+    return result
+
+
+def _fill_steps(long_lived: Sequence[Buffer], offsets: dict[str, int], single: Sequence[Buffer]) -> dict[str, int]:
+    """Place single-step buffers step by step into the gaps the long-lived buffers leave."""
+    by_step: dict[int, list[Buffer]] = {}
+    for buffer in single:
+        by_step.setdefault(buffer.first_step, []).append(buffer)
+    result: dict[str, int] = {}
+    for step in sorted(by_step):
+        occupied = sorted(
+            (offsets[b.name], offsets[b.name] + b.size) for b in long_lived if b.first_step <= step <= b.last_step
+        )
+        gaps: list[list[int]] = []  # [start, end) free intervals below the top
+        cursor = 0
+        for start, end in occupied:
+            if start > cursor:
+                gaps.append([cursor, start])
+            cursor = max(cursor, end)
+        top = cursor
+        for buffer in sorted(by_step[step], key=lambda b: (-b.size, b.name)):
+            fitting = [g for g in gaps if g[1] - g[0] >= buffer.size]
+            if fitting:
+                gap = min(fitting, key=lambda g: (g[1] - g[0], g[0]))
+                result[buffer.name] = gap[0]
+                gap[0] += buffer.size
+            else:
+                result[buffer.name] = top
+                top += buffer.size
+    return result

@@ -1,0 +1,379 @@
+"""The planner's entry point: from a program and a cost model to a chosen plan and its front.
+
+`plan_program` builds the candidate cascades (`search.Candidates`), computes the exact
+(peak, cycles) Pareto front of the partition DP (`search.PartitionDP`), makes every front plan
+concrete (`realize`: which weight copies are prefetched during the previous step, the cycles
+that follow, the buffers placed by `memory.plan_buffers` and `placement.place`), re-culls the
+front on placed peaks and realized cycles, and picks one:
+
+* with a budget, objective default or `min-cycles`: the fastest plan whose placed peak fits;
+  `min-sram`: the smallest placed peak (it must fit too);
+* without a budget, default: the smallest placed peak among the plans whose cycles are within
+  `cycles_tolerance` (5 %) of the fastest plan found; `min-cycles`: the fastest; `min-sram`:
+  the smallest.
+
+Ties go to fewer cycles, then the smaller peak, then the fastest-first front order. An
+impossible budget raises `PlanningError` naming the operator whose smallest working set (all
+buffers live while it runs, over every cascade and configuration that contains it) is the
+largest, with that many bytes.
+
+The reported `lower_bound` is the **row-striping lower bound**: the smallest possible largest
+step memory of a plan whose multi-operator cascades stripe rows one at a time (stripe height 1
+at every sink, minimal rolling windows: every rolling intermediate keeps exactly the rows its
+consumers' windows need), not counting weights and before placement. Stripes of one row give
+the smallest window of every intermediate, so no row-striped plan over the same candidate
+cascades can do better; 2-D stripes with recompute intermediates can (they keep less than a
+full row), which is why plans may report a peak below it.
+
+Pure Python: no IR types, no target.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+from cascade.dialects.access import Region
+from cascade.passes.planner.cost import CostModel
+from cascade.passes.planner.graph import OpInfo, TensorInfo
+from cascade.passes.planner.memory import Step, plan_buffers
+from cascade.passes.planner.placement import Buffer, Placement, align, max_live, place, step_totals
+from cascade.passes.planner.program import ProgramGraph, ProgramLike
+from cascade.passes.planner.search import Candidates, Edge, PartitionDP, Path, SearchOptions, minimax_path
+from cascade.passes.planner.stripes import CascadeGeometry, StripeConfig
+
+OBJECTIVES = ("min-sram", "min-cycles")
+STRIPINGS = ("none", "h", "hw")
+
+
+class PlanningError(Exception):
+    """No plan satisfies the request; the message says why in one line."""
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """What to plan for (see the module docstring)."""
+
+    sram_budget: int | None = None
+    objective: str | None = None
+    striping: str = "hw"
+    max_length: int = 24
+    max_points: int = 12
+    cycles_tolerance: float = 0.05
+    exact_pricing: bool = False
+
+    def validate(self) -> None:
+        if self.objective is not None and self.objective not in OBJECTIVES:
+            raise PlanningError(f"objective must be one of {', '.join(OBJECTIVES)}, got '{self.objective}'")
+        if self.striping not in STRIPINGS:
+            raise PlanningError(f"striping must be one of {', '.join(STRIPINGS)}, got '{self.striping}'")
+        if self.sram_budget is not None and self.sram_budget < 0:
+            raise PlanningError(f"sram-budget must be non-negative, got {self.sram_budget}")
+        if self.max_length < 1 or self.max_points < 2:
+            raise PlanningError("max-length must be >= 1 and max-points >= 2")
+
+
+@dataclass(frozen=True)
+class PlannedCascade:
+    """One chosen cascade: operators `first..sink` and how they run."""
+
+    first: int
+    sink: int
+    config: StripeConfig
+    recompute: frozenset[int]
+    weights_in_sram: bool
+    memory: int
+    """Bytes of the buffers live while it runs (before placement), the next cascade's
+    prefetched weights included."""
+    cycles: int
+    peak: int
+    """Highest placed byte while it runs."""
+    prefetch: bool = False
+    """Its weights are copied into SRAM while the previous cascade runs."""
+    weight_slice_depth: int = 0
+    """Weights double-buffered in slices of this many output channels (0: all at once)."""
+
+    def step(self) -> Step:
+        return Step(
+            self.first,
+            self.sink,
+            self.config,
+            self.recompute,
+            self.weights_in_sram,
+            self.prefetch,
+            self.weight_slice_depth,
+        )
+
+    @property
+    def size(self) -> int:
+        return self.sink - self.first + 1
+
+
+@dataclass(frozen=True)
+class FrontPoint:
+    """A Pareto-optimal plan, summarised as the report shows it."""
+
+    peak_sram_bytes: int
+    cycles: int
+    cascades: int
+    max_live_bytes: int
+
+    def as_json(self) -> dict[str, int]:
+        return {"peak_sram_bytes": self.peak_sram_bytes, "cycles": self.cycles, "cascades": self.cascades}
+
+
+@dataclass
+class PlanResult:
+    """The chosen plan, its buffers and their placement, the front and the lower bound."""
+
+    graph: ProgramGraph
+    cascades: tuple[PlannedCascade, ...]
+    buffers: list[Buffer]
+    placement: Placement
+    lower_bound: int
+    front: list[FrontPoint]
+    seconds: float
+    stats: dict[str, int]
+
+    @property
+    def peak(self) -> int:
+        return self.placement.peak
+
+    @property
+    def cycles(self) -> int:
+        return sum(c.cycles for c in self.cascades)
+
+    @property
+    def max_live(self) -> int:
+        return max_live(self.buffers)
+
+    @property
+    def multi_op_cascades(self) -> int:
+        return sum(1 for c in self.cascades if c.size > 1)
+
+    def geometry(self, cascade: PlannedCascade) -> CascadeGeometry:
+        return CascadeGeometry.build(self.graph, cascade.first, cascade.sink, cascade.config, cascade.recompute)
+
+    def report(self) -> dict[str, object]:
+        """The JSON report of the `report=` option."""
+        return {
+            "chosen": {"peak_sram_bytes": self.peak, "cycles": self.cycles, "cascades": self.multi_op_cascades},
+            "lower_bound_bytes": self.lower_bound,
+            "front": [point.as_json() for point in self.front],
+        }
+
+
+def describe_op(graph: ProgramGraph, op: int) -> str:
+    info = graph.ops[op]
+    location = info.attributes.get("location")
+    return f"nn.{info.kind} '{location if isinstance(location, str) else info.name}'"
+
+
+def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | None = None) -> PlanResult:
+    """Plan `program` (see the module docstring)."""
+    options = options or PlanOptions()
+    options.validate()
+    started = time.perf_counter()
+    graph = ProgramGraph.build(program)
+    cost = CachedCost(cost)
+    if graph.size == 0:
+        return PlanResult(graph, (), [], Placement({}, 0, "none"), 0, [], 0.0, {})
+    search = SearchOptions(options.striping, options.max_length, options.max_points, options.exact_pricing)
+    candidates = Candidates(graph, cost, search)
+    edges = candidates.edges()
+    dp = PartitionDP(graph.size, edges)
+    realized = []
+    for path in dp.pareto_front():
+        entry = realize(graph, path, cost, options.sram_budget or 0)
+        if options.sram_budget is not None and entry.placement.peak > options.sram_budget:
+            entry = realize(graph, path, cost)  # prefetch up to the budget fragmented too much
+        realized.append(entry)
+        if entry.placement.peak > max_live(entry.buffers) and any(step.prefetch for step in entry.steps):
+            # Prefetched weights fill steps up to the peak, which can leave the placement
+            # fragmented: the plan without prefetch may place tighter (and run slower).
+            realized.append(realize(graph, path, cost, prefetch=False))
+    front_entries = _placed_front(realized)
+    chosen = front_entries[_choose(front_entries, options, graph, edges)]
+    cascades = chosen.cascades()
+    buffers, placement = chosen.buffers, chosen.placement
+    front = [
+        FrontPoint(e.placement.peak, e.cycles, e.path.multi_op_cascades, max_live(e.buffers)) for e in front_entries
+    ]
+    lower_bound = row_lower_bound(graph, candidates)
+    stats = {
+        "candidate_cascades": len(edges),
+        "evaluated_points": candidates.evaluated,
+        "cost_model_calls": candidates.pricer.calls,
+        "front_size": len(front),
+    }
+    return PlanResult(graph, cascades, buffers, placement, lower_bound, front, time.perf_counter() - started, stats)
+
+
+class CachedCost:
+    """Memoises the byte counts of a cost model (they are asked for again and again); cycles
+    are memoised by the search's `Pricer`."""
+
+    def __init__(self, inner: CostModel) -> None:
+        self.inner = inner
+        self._weights: dict[str, int] = {}
+        self._buffers: dict[tuple[str, tuple[int, ...]], int] = {}
+        transfer = getattr(inner, "weight_transfer_cycles", None)
+        if callable(transfer):
+            self.weight_transfer_cycles = transfer
+
+    def stripe_cycles(self, op: OpInfo, output: Region, weights_in_sram: bool) -> int:
+        return self.inner.stripe_cycles(op, output, weights_in_sram)
+
+    def weight_buffer_bytes(self, op: OpInfo) -> int:
+        if op.name not in self._weights:
+            self._weights[op.name] = self.inner.weight_buffer_bytes(op)
+        return self._weights[op.name]
+
+    def buffer_bytes(self, tensor: TensorInfo, region_shape: tuple[int, ...]) -> int:
+        key = (tensor.name, tuple(region_shape))
+        if key not in self._buffers:
+            self._buffers[key] = self.inner.buffer_bytes(tensor, region_shape)
+        return self._buffers[key]
+
+
+@dataclass
+class Realized:
+    """A plan of the DP front made concrete: prefetch decided, buffers placed, cycles counted."""
+
+    path: Path
+    steps: list[Step]
+    cycles_per_step: list[int]
+    buffers: list[Buffer]
+    placement: Placement
+
+    @property
+    def cycles(self) -> int:
+        return sum(self.cycles_per_step)
+
+    def cascades(self) -> tuple[PlannedCascade, ...]:
+        cascades = []
+        for index, ((edge, point), step) in enumerate(zip(self.path.steps, self.steps, strict=True)):
+            live = [b for b in self.buffers if b.first_step <= index <= b.last_step]
+            own = sum(b.size for b in live)
+            peak = max((self.placement.offsets[b.name] + b.size for b in live if b.size), default=0)
+            cascades.append(
+                PlannedCascade(
+                    edge.first,
+                    edge.sink,
+                    point.config,
+                    point.recompute,
+                    point.weights_in_sram,
+                    own,
+                    self.cycles_per_step[index],
+                    peak,
+                    step.prefetch,
+                    step.weight_slice_depth,
+                )
+            )
+        return tuple(cascades)
+
+
+def realize(graph: ProgramGraph, path: Path, cost: CostModel, budget: int = 0, prefetch: bool = True) -> Realized:
+    """Decide weight prefetch for a DP plan, count its cycles, place its buffers.
+
+    A cascade keeping its weights in SRAM copies them once; the copy runs while the previous
+    cascade runs (prefetch) when its buffers fit there without raising the plan's largest step
+    memory (or, under a budget, without exceeding the budget). Then the copy hides behind the
+    previous cascade's slack (`search.Point.slack`: its cycles, less one read of its own
+    weights if it streams them); what is not hidden adds up (`search.Point.duration`).
+    """
+    steps = [
+        Step(
+            edge.first,
+            edge.sink,
+            point.config,
+            point.recompute,
+            point.weights_in_sram,
+            weight_slice_depth=point.slice_depth,
+        )
+        for edge, point in path.steps
+    ]
+    buffers = plan_buffers(graph, steps, cost)
+    totals = step_totals(buffers)
+    cap = max(max(totals.values(), default=0), budget)
+    points = [point for _, point in path.steps]
+    cycles = [point.duration(0) for point in points]
+    for index in range(1, len(steps) if prefetch else 1):
+        point = points[index]
+        if not point.weights_in_sram or not point.transfer:
+            continue
+        size = sum(b.size for b in buffers if b.kind == "weights" and b.first_step == b.last_step == index)
+        if totals.get(index - 1, 0) + size > cap:
+            continue
+        totals[index - 1] = totals.get(index - 1, 0) + size
+        steps[index] = replace(steps[index], prefetch=True)
+        cycles[index] = point.duration(points[index - 1].slack)
+    if any(step.prefetch for step in steps):
+        buffers = plan_buffers(graph, steps, cost)
+    return Realized(path, steps, cycles, buffers, place(buffers))
+
+
+def _placed_front(realized: list[Realized]) -> list[Realized]:
+    """The plans re-culled on placed peaks and realized cycles (fastest first, peaks
+    strictly decreasing)."""
+    ordered = sorted(realized, key=lambda r: (r.cycles, r.placement.peak))
+    kept: list[Realized] = []
+    for entry in ordered:
+        if kept and entry.placement.peak >= kept[-1].placement.peak:
+            continue
+        kept.append(entry)
+    return kept
+
+
+def _choose(entries: list[Realized], options: PlanOptions, graph: ProgramGraph, edges: list[Edge]) -> int:
+    indices = list(range(len(entries)))
+    if options.sram_budget is not None:
+        budget = options.sram_budget
+        indices = [i for i in indices if entries[i].placement.peak <= budget]
+        if not indices:
+            raise PlanningError(_budget_message(graph, edges, budget, min(e.placement.peak for e in entries)))
+    if options.objective == "min-sram":
+        return min(indices, key=lambda i: (entries[i].placement.peak, entries[i].cycles))
+    if options.objective == "min-cycles" or options.sram_budget is not None:
+        return min(indices, key=lambda i: (entries[i].cycles, entries[i].placement.peak))
+    fastest = min(entries[i].cycles for i in indices)
+    limit = fastest * (1 + options.cycles_tolerance)
+    within = [i for i in indices if entries[i].cycles <= limit]
+    return min(within, key=lambda i: (entries[i].placement.peak, entries[i].cycles))
+
+
+def _budget_message(graph: ProgramGraph, edges: list[Edge], budget: int, smallest: int) -> str:
+    working_set = [None] * graph.size
+    for edge in edges:
+        if not edge.points:
+            continue
+        memory = edge.points[0].memory
+        for op in range(edge.first, edge.sink + 1):
+            current = working_set[op]
+            working_set[op] = memory if current is None else min(current, memory)
+    worst = max(range(graph.size), key=lambda op: (working_set[op] or 0, -op))
+    if (working_set[worst] or 0) > budget:
+        return (
+            f"sram-budget of {budget} bytes is too small: {describe_op(graph, worst)} needs at least "
+            f"{working_set[worst]} bytes (its smallest working set)"
+        )
+    return f"sram-budget of {budget} bytes is too small: the smallest plan found needs {smallest} bytes"
+
+
+def row_lower_bound(graph: ProgramGraph, candidates: Candidates) -> int:
+    """The row-striping lower bound (see the module docstring)."""
+    weights: dict[tuple[int, int], int] = {}
+    for sink in range(graph.size):
+        weights[(sink, sink)] = candidates.base(sink, sink)
+        start = graph.range_start_limit(sink, candidates.options.max_length)
+        if start == sink:
+            continue
+        config = StripeConfig((1,), (1,))
+        geometry = CascadeGeometry.build(graph, start, sink, config, frozenset())
+        intermediates = 0
+        for first in range(sink - 1, start - 1, -1):
+            shape = geometry.buffer_shape(first)
+            intermediates += align(candidates.cost.buffer_bytes(graph.ops[first].output, shape))
+            weights[(first, sink)] = candidates.base(first, sink) + intermediates
+    bound = minimax_path(graph.size, weights)
+    return bound or 0

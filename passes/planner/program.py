@@ -1,0 +1,224 @@
+"""The program as the planner indexes it: operators in program order and who uses what.
+
+`ProgramGraph` wraps the operators (`OpInfo`, in program order, which is a topological order)
+with the graph facts every other planner module needs: the producer and the consumers of each
+tensor, the last use of each tensor, which tensors are graph inputs and outputs, and which
+operators may sit inside a multi-operator cascade (`stripable`).
+
+A *cascade* is a contiguous range `[first, last]` of operators with a single sink: only the
+output of `last` is used after `last` (or returned). Every other operator of the range has all
+its consumers inside the range, which also makes the range connected. `range_start_limit`
+gives, for a sink, the smallest `first` for which this holds.
+
+Pure Python: no IR types, no target.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Protocol
+
+from cascade.dialects.access import AccessRelation
+from cascade.passes.planner.graph import OpInfo, TensorInfo
+
+SPATIAL_AXES = (1, 2)
+"""The axes stripes may cut: rows and columns of an NHWC feature map."""
+
+
+class ProgramLike(Protocol):
+    """What the planner needs of a program (`from_nn.ProgramInfo` satisfies it)."""
+
+    @property
+    def ops(self) -> tuple[OpInfo, ...]: ...
+
+    @property
+    def graph_inputs(self) -> tuple[str, ...]: ...
+
+    @property
+    def graph_outputs(self) -> tuple[str, ...]: ...
+
+
+@dataclass(frozen=True)
+class AxisMap:
+    """One axis of an access relation in integer form: output interval -> input interval.
+
+    `first_in = (scale * first_out + first) // denominator` and likewise for the last element.
+    A 3x3 window with stride 2 and top padding 1 is scale 2, first -1, last 1, denominator 1:
+    output rows 0..3 read input rows -1..7. A 2x nearest upscale is scale 1, denominator 2.
+    Scale 0 reads a constant interval (a broadcast or a whole-axis read).
+    """
+
+    scale: int
+    first: int
+    last: int
+    denominator: int
+
+    def apply(self, lo: int, hi: int) -> tuple[int, int]:
+        """The unclipped input interval read by output interval [lo, hi]."""
+        return (self.scale * lo + self.first) // self.denominator, (self.scale * hi + self.last) // self.denominator
+
+
+def _axis_map(relation: AccessRelation, input_axis: int, output_axis: int) -> AxisMap:
+    row = relation.matrix[input_axis]
+    scale = Fraction(row[output_axis]) if output_axis < len(row) else Fraction(0)
+    first = Fraction(relation.first_offset[input_axis])
+    last = Fraction(relation.last_offset[input_axis])
+    denominator = 1
+    for value in (scale, first, last):
+        denominator = denominator * value.denominator // _gcd(denominator, value.denominator)
+    return AxisMap(int(scale * denominator), int(first * denominator), int(last * denominator), denominator)
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a
+
+
+@dataclass(frozen=True)
+class Operand:
+    """An activation input of an operator: the tensor, its producer and the per-axis maps.
+
+    `producer` is the index of the producing operator, or -1 for a graph input (or any tensor
+    that no operator produces). `axis_maps[x]` maps output axis x (a spatial axis) to the same
+    axis of the input; None when the input has no such axis or the operator is not stripable.
+    """
+
+    tensor: TensorInfo
+    producer: int
+    relation: AccessRelation
+    axis_maps: dict[int, AxisMap | None]
+
+
+@dataclass(frozen=True)
+class ProgramGraph:
+    """Operators in program order with the graph facts the planner needs (see module doc)."""
+
+    ops: tuple[OpInfo, ...]
+    operands: tuple[tuple[Operand, ...], ...]
+    """Per operator, its activation inputs."""
+    consumers: tuple[tuple[tuple[int, int], ...], ...]
+    """Per operator, the (consumer index, operand position) pairs reading its output, sorted."""
+    last_use: tuple[int, ...]
+    """Per operator, the index of the last consumer; `len(ops)` for a graph output."""
+    external_inputs: tuple[TensorInfo, ...]
+    """Tensors read by operators but produced by none (graph inputs), in first-use order."""
+    external_last_use: tuple[int, ...]
+    """For each external input, the index of its last consumer (`len(ops)` if also returned)."""
+    stripable: tuple[bool, ...]
+    """Per operator, whether it may be part of a multi-operator cascade."""
+    outputs: frozenset[str]
+
+    @property
+    def size(self) -> int:
+        return len(self.ops)
+
+    @staticmethod
+    def build(program: ProgramLike) -> ProgramGraph:
+        ops = tuple(program.ops)
+        outputs = frozenset(program.graph_outputs)
+        producer = {op.output.name: index for index, op in enumerate(ops)}
+        n = len(ops)
+        consumers: list[list[tuple[int, int]]] = [[] for _ in ops]
+        externals: dict[str, TensorInfo] = {}
+        external_last: dict[str, int] = {}
+        operands: list[tuple[Operand, ...]] = []
+        stripable: list[bool] = []
+        for index, op in enumerate(ops):
+            is_stripable = _is_stripable(op)
+            stripable.append(is_stripable)
+            entries = []
+            for position, (tensor, relation) in enumerate(zip(op.inputs, op.input_relations, strict=True)):
+                source = producer.get(tensor.name, -1)
+                if source >= index:
+                    raise ValueError(f"operator {op.name} reads {tensor.name} before it is produced")
+                if source >= 0:
+                    consumers[source].append((index, position))
+                else:
+                    externals.setdefault(tensor.name, tensor)
+                    external_last[tensor.name] = index
+                maps = {
+                    axis: _axis_map(relation, axis, axis) if is_stripable and axis < len(tensor.shape) else None
+                    for axis in SPATIAL_AXES
+                }
+                entries.append(Operand(tensor, source, relation, maps))
+            operands.append(tuple(entries))
+        last_use = []
+        for index, op in enumerate(ops):
+            uses = [c for c, _ in consumers[index]]
+            last = n if op.output.name in outputs else max(uses, default=index)
+            last_use.append(last)
+        external_inputs = tuple(externals.values())
+        external_last_use = tuple(
+            n if tensor.name in outputs else external_last[tensor.name] for tensor in external_inputs
+        )
+        return ProgramGraph(
+            ops=ops,
+            operands=tuple(operands),
+            consumers=tuple(tuple(sorted(c)) for c in consumers),
+            last_use=tuple(last_use),
+            external_inputs=external_inputs,
+            external_last_use=external_last_use,
+            stripable=tuple(stripable),
+            outputs=outputs,
+        )
+
+    def range_start_limit(self, sink: int, max_length: int) -> int:
+        """The smallest `first` such that `[first, sink]` is a cascade of at most `max_length` ops.
+
+        Walking down from the sink, the range stops before an operator whose output is used
+        after the sink (or returned), one that is not stripable, or one that nobody uses.
+        A non-stripable sink only forms the singleton `[sink, sink]`.
+        """
+        if not self.stripable[sink]:
+            return sink
+        first = sink
+        while first - 1 >= 0 and sink - (first - 1) < max_length:
+            candidate = first - 1
+            if not self.stripable[candidate] or self.last_use[candidate] > sink:
+                break
+            if not self.consumers[candidate]:
+                break
+            first = candidate
+        return first
+
+    def output_shape(self, index: int) -> tuple[int, ...]:
+        return self.ops[index].output.shape
+
+
+def _is_stripable(op: OpInfo) -> bool:
+    """Whether an operator's output may be cut into row/column stripes inside a cascade.
+
+    The output is an NHWC feature map, and every access relation is separable on the spatial
+    axes: input axis x (x = 1 rows, 2 columns) depends on output axis x alone, with a
+    non-negative scale, and no other input axis depends on a spatial output axis. Weights must
+    not depend on spatial axes. Whole-tensor operators (fully connected, mean, softmax of a
+    rank-2 tensor, reshape) fail the test and run alone.
+    """
+    if len(op.output.shape) != 4:
+        return False
+    for tensor, relation in zip(op.inputs, op.input_relations, strict=True):
+        if not _separable(relation, len(tensor.shape), inputs_spatial=len(tensor.shape) == 4):
+            return False
+    for relation in op.weight_relations:
+        for row in relation.matrix:
+            if any(row[axis] != 0 for axis in SPATIAL_AXES if axis < len(row)):
+                return False
+    return True
+
+
+def _separable(relation: AccessRelation, input_rank: int, inputs_spatial: bool) -> bool:
+    for input_axis, row in enumerate(relation.matrix):
+        depends = [j for j, m in enumerate(row) if m != 0]
+        spatial = [j for j in depends if j in SPATIAL_AXES]
+        if not spatial:
+            continue
+        if not inputs_spatial or depends != [input_axis] or Fraction(row[input_axis]) < 0:
+            return False
+    if input_rank == 4 and inputs_spatial:
+        # The spatial input axes must not depend on non-spatial output axes.
+        for axis in SPATIAL_AXES:
+            if any(m != 0 for j, m in enumerate(relation.matrix[axis]) if j != axis):
+                return False
+    return True

@@ -1,0 +1,652 @@
+"""The search: candidate cascades, their Pareto sets, and the exact partition DP.
+
+Candidates
+----------
+Every contiguous range `[first, sink]` that is a cascade (`ProgramGraph.range_start_limit`),
+at most `max_length` operators long, is a candidate. For each one the search evaluates stripe
+configurations and keeps a Pareto set over (step memory, cycles):
+
+* one operator: one stripe, weights in SRAM or streamed;
+* several operators, `striping=h`: row stripes of the sink, `ceil(H/n)` rows for n in
+  `STRIPE_COUNTS`, all intermediates rolling (with rows only, rolling never uses more memory
+  than recompute and never computes more). One stripe over several operators is not tried:
+  it holds every intermediate in full, never less than running the operators one by one;
+* `striping=hw` adds column stripes alone (for outputs wider than tall), and 2-D stripes (for
+  outputs at least `MIN_2D_EXTENT` tall and wide) in both orders (rows outer or
+  columns outer) with `ceil(extent/n)` for n in `OUTER_COUNTS` x `INNER_COUNTS`. In 2-D, the
+  intermediates whose full tensor is largest are switched to recompute (which holds only the
+  stripe's box instead of full-width rows, at the price of recomputed halos): one buffer-mode
+  assignment per threshold on the tensor size, the `MAX_MODE_SETS` largest thresholds and the
+  smallest (everything recomputed, MCUNetV2-style patches);
+* each configuration with weights kept in SRAM (their buffers count, one DMA each) or
+  streamed from their home memory for every stripe; an operator run alone may also
+  double-buffer its weights in output-channel slices (`SLICE_COUNTS`), as Vela does for large
+  weights: two slices resident, the next copied while the current one computes.
+
+Weight copies overlap the cascade before (prefetch): the DP assumes the least slack any
+cascade ending just before can leave (`Candidates.previous_slack`); `plan.realize` then
+decides prefetch for the actual plan and counts its cycles exactly (`Point.duration`).
+
+A range's points are Pareto-culled on (memory, cycles) and, if more than `max_points` remain,
+thinned evenly keeping both extremes (deterministic).
+
+The partition DP
+----------------
+A plan is a path from position 0 to `n` whose edges are candidate cascades. The buffers live
+while cascade `[first, sink]` runs depend only on (first, sink) and its own configuration
+(`memory` module), so the peak of a plan is the largest step memory on its path. The fewest
+cycles under a bound M is a shortest path over the edges whose points fit M (each edge takes
+its fastest point under M). Sweeping M from infinity down through the peaks found gives the
+exact Pareto front over the candidate set and the points' DP cycles (`pareto_front`); the
+cycles of each front plan are then recounted with its actual prefetch (`plan.realize`). The
+row-striping lower bound is a minimax path (`minimax_path`, used by `plan.row_lower_bound`).
+
+Bounds, for speed: `max_length` (24) operators per cascade, `max_points` (12) points per
+candidate cascade; mbv2_100_224 (65 operators, 645 candidate cascades) plans in about 6 s.
+
+Pricing
+-------
+`Pricer` asks the cost model for the cycles of each distinct computed box. With
+`exact=False` (the default for speed), a box of h rows x w columns is priced from exact prices
+of full-width row stripes and full-height column stripes whose size is in {1, 2, 4, 8, ...}
+or the full extent: linear interpolation in between, and for a box narrower than the tensor
+on both axes `rows(h) * columns(w) / whole` (blocks, hence cycles, scale with both). Full-width
+row stripes of the sampled heights and the whole operator are exact.
+
+Pure Python: no IR types, no target.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from cascade.dialects.access import Region
+from cascade.passes.planner.cost import CostModel
+from cascade.passes.planner.memory import SLICE_GRANULE, full_bytes, slice_depth, sliced_weight_bytes, weight_bytes
+from cascade.passes.planner.placement import align
+from cascade.passes.planner.program import SPATIAL_AXES, ProgramGraph
+from cascade.passes.planner.stripes import UNSTRIPED, AxisTrack, CascadeGeometry, StripeConfig, simulate_axis
+
+STRIPE_COUNTS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256)
+"""Numbers of row (or column) stripes tried for 1-D striping; the extent itself is added."""
+OUTER_COUNTS = (2, 4, 8, 16, 32, 64, 128)
+"""Numbers of stripes along the outer axis tried for 2-D striping; the extent itself is added."""
+INNER_COUNTS = (2, 4, 8)
+"""Numbers of stripes along the inner axis tried for 2-D striping."""
+MAX_MODE_SETS = 6
+"""Buffer-mode assignments tried per 2-D configuration."""
+SLICE_COUNTS = (2, 4, 8, 16)
+"""Numbers of weight slices tried for double-buffered weights (operators run alone)."""
+MIN_2D_EXTENT = 16
+"""2-D stripes are tried only for sinks at least this tall and wide: below, full-width rows are
+small enough that cutting columns (and recomputing their halos) does not pay."""
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Knobs of the search (documented in the module docstring)."""
+
+    striping: str = "hw"
+    max_length: int = 24
+    max_points: int = 12
+    exact_pricing: bool = False
+
+
+@dataclass(frozen=True)
+class Point:
+    """One configuration of one candidate cascade, with its step memory and cycles."""
+
+    memory: int
+    cycles: int
+    """What the DP minimises: `compute + transfer - hidden` (see `Candidates`)."""
+    config: StripeConfig
+    recompute: frozenset[int]
+    weights_in_sram: bool
+    compute: int = 0
+    """Cycles of the stripes themselves (weights read from SRAM or streamed)."""
+    transfer: int = 0
+    """Cycles of a one-time copy of the cascade's weights into SRAM (paid only when kept there)."""
+    slice_depth: int = 0
+    """Weights double-buffered in slices of this many output channels (0: not sliced)."""
+    schedule: tuple[tuple[int, int], ...] = ()
+    """For sliced weights: (compute cycles, copy cycles) of every slice, in order."""
+
+    @property
+    def slack(self) -> int:
+        """Cycles during which the weight memory is free for the next cascade's copy: all of
+        them when the weights are in SRAM, else (streamed or sliced) at least one full read of
+        them keeps it busy."""
+        if self.weights_in_sram and not self.slice_depth:
+            return self.compute
+        return max(self.compute - self.transfer, 0)
+
+    def duration(self, slack: int) -> int:
+        """Cycles of the cascade when the cascade before it leaves `slack` cycles for copying
+        its weights into SRAM (0: no overlap)."""
+        if self.slice_depth:
+            return sliced_duration(self.schedule, slack)
+        if not self.weights_in_sram:
+            return self.compute
+        return self.compute + self.transfer - min(self.transfer, slack)
+
+    def sort_key(self) -> tuple[object, ...]:
+        return (
+            self.memory,
+            self.cycles,
+            self.config.order,
+            self.config.sizes,
+            tuple(sorted(self.recompute)),
+            not self.weights_in_sram,
+            self.slice_depth,
+        )
+
+
+def sliced_duration(schedule: Sequence[tuple[int, int]], slack: int) -> int:
+    """Cycles of an operator whose weights are double-buffered in slices.
+
+    Two SRAM slots: slice i's copy waits for the copy before it and for slice i-2 to finish
+    computing (its slot); slice i computes once copied and once slice i-1 is done. The first
+    copies may start `slack` cycles before the operator (during the previous one). Slices of
+    30k compute and 20k copy cycles: the first copy shows, the others hide.
+    """
+    copied = -slack
+    done = [0, 0]  # completion of the last two slices (0: the previous operator)
+    for index, (compute, copy) in enumerate(schedule):
+        slot_free = done[0] if index >= 2 else -slack
+        copied = max(copied, slot_free) + copy
+        start = max(copied, done[1])
+        done = [done[1], start + compute]
+    return done[1]
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A candidate cascade [first, sink] and its Pareto points, sorted by memory ascending."""
+
+    first: int
+    sink: int
+    points: tuple[Point, ...]
+    memories: tuple[int, ...] = field(compare=False)
+
+    def best_under(self, bound: int) -> Point | None:
+        """The fastest point with memory <= bound (the last one, the list being Pareto)."""
+        index = bisect.bisect_right(self.memories, bound) - 1
+        return self.points[index] if index >= 0 else None
+
+
+@dataclass(frozen=True)
+class Path:
+    """A plan found by the DP: its cascades in order with the chosen points."""
+
+    steps: tuple[tuple[Edge, Point], ...]
+
+    @property
+    def peak(self) -> int:
+        return max((point.memory for _, point in self.steps), default=0)
+
+    @property
+    def cycles(self) -> int:
+        return sum(point.cycles for _, point in self.steps)
+
+    @property
+    def multi_op_cascades(self) -> int:
+        return sum(1 for edge, _ in self.steps if edge.sink > edge.first)
+
+
+# --------------------------------------------------------------------------- #
+# Pricing
+# --------------------------------------------------------------------------- #
+
+
+def _grid(extent: int) -> tuple[int, ...]:
+    values = {extent}
+    size = 1
+    while size < extent:
+        values.add(size)
+        size *= 2
+    return tuple(sorted(values))
+
+
+class Pricer:
+    """Cycles of computed boxes, memoised; see the module docstring for the interpolation."""
+
+    def __init__(self, graph: ProgramGraph, cost: CostModel, exact: bool = False) -> None:
+        self.graph = graph
+        self.cost = cost
+        self.exact = exact
+        self._samples: dict[tuple[int, int, int, bool], int] = {}
+        self._exact: dict[tuple[object, ...], int] = {}
+        self._whole: dict[tuple[int, bool], int] = {}
+        self._interpolations: dict[tuple[int, int, int, bool], float] = {}
+        self._transfers: dict[int, int] = {}
+        self._grids: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        transfer = getattr(cost, "weight_transfer_cycles", None)
+        self._transfer = transfer if callable(transfer) else None
+        self.calls = 0
+
+    def whole(self, op: int, weights_in_sram: bool) -> int:
+        """Cycles of the whole operator in one go."""
+        key = (op, weights_in_sram)
+        if key not in self._whole:
+            info = self.graph.ops[op]
+            self.calls += 1
+            self._whole[key] = int(self.cost.stripe_cycles(info, Region.full(info.output.shape), weights_in_sram))
+        return self._whole[key]
+
+    def transfer(self, op: int) -> int:
+        """Cycles to copy an operator's weights into SRAM once (0 if the model has no such price)."""
+        if self._transfer is None or not self.graph.ops[op].weights:
+            return 0
+        if op not in self._transfers:
+            self._transfers[op] = int(self._transfer(self.graph.ops[op]))
+        return self._transfers[op]
+
+    def box(self, op: int, region: Region, weights_in_sram: bool) -> float:
+        """Cycles to compute `region` of `op`'s output."""
+        shape = self.graph.output_shape(op)
+        if tuple(region.shape) == tuple(shape):
+            return self.whole(op, weights_in_sram)
+        if self.exact or len(shape) != 4:
+            return self._exact_price(op, region, weights_in_sram)
+        return self._interpolated(op, region.shape[1], region.shape[2], weights_in_sram)
+
+    def channel_slice(self, op: int, depth: int) -> int:
+        """Cycles of the whole output of `op` restricted to `depth` output channels, weights in
+        SRAM (one slice of double-buffered weights)."""
+        shape = self.graph.output_shape(op)
+        region = Region(tuple(0 for _ in shape), (*shape[:-1], depth))
+        return self._exact_price(op, region, True)
+
+    def _exact_price(self, op: int, region: Region, weights_in_sram: bool) -> int:
+        shape = self.graph.output_shape(op)
+        edges = tuple(
+            (lo == 0, lo + size == extent) for lo, size, extent in zip(region.offset, region.shape, shape, strict=True)
+        )
+        key = (op, tuple(region.shape), edges, weights_in_sram)
+        if key not in self._exact:
+            self.calls += 1
+            self._exact[key] = int(self.cost.stripe_cycles(self.graph.ops[op], region, weights_in_sram))
+        return self._exact[key]
+
+    def _sample(self, op: int, height: int, width: int, weights_in_sram: bool) -> int:
+        key = (op, height, width, weights_in_sram)
+        if key not in self._samples:
+            shape = self.graph.output_shape(op)
+            if (height, width) == (shape[1], shape[2]):
+                self._samples[key] = self.whole(op, weights_in_sram)
+            else:
+                # An interior stripe: centred, so that padding clips none of its reads.
+                offset = (0, (shape[1] - height) // 2, (shape[2] - width) // 2, 0)
+                region = Region(offset, (shape[0], height, width, shape[3]))
+                self.calls += 1
+                self._samples[key] = int(self.cost.stripe_cycles(self.graph.ops[op], region, weights_in_sram))
+        return self._samples[key]
+
+    def _interpolated(self, op: int, height: int, width: int, weights_in_sram: bool) -> float:
+        key = (op, height, width, weights_in_sram)
+        if key in self._interpolations:
+            return self._interpolations[key]
+        if op not in self._grids:
+            shape = self.graph.output_shape(op)
+            self._grids[op] = (_grid(shape[1]), _grid(shape[2]))
+        row_grid, col_grid = self._grids[op]
+        full_height, full_width = row_grid[-1], col_grid[-1]
+        rows = sum(wh * self._sample(op, h, full_width, weights_in_sram) for h, wh in _bracket(row_grid, height))
+        if width == full_width:
+            total = rows
+        else:
+            # Separable in 2-D: blocks (and so cycles) scale as rows x columns.
+            cols = sum(ww * self._sample(op, full_height, w, weights_in_sram) for w, ww in _bracket(col_grid, width))
+            total = rows * cols / max(self.whole(op, weights_in_sram), 1)
+        self._interpolations[key] = total
+        return total
+
+
+def _bracket(grid: Sequence[int], value: int) -> list[tuple[int, float]]:
+    """Grid points around `value` with linear interpolation weights."""
+    index = bisect.bisect_left(grid, value)
+    if index < len(grid) and grid[index] == value:
+        return [(value, 1.0)]
+    lo, hi = grid[index - 1], grid[index]
+    t = (value - lo) / (hi - lo)
+    return [(lo, 1.0 - t), (hi, t)]
+
+
+# --------------------------------------------------------------------------- #
+# Candidates
+# --------------------------------------------------------------------------- #
+
+
+def _sizes(extent: int, counts: Iterable[int]) -> list[int]:
+    """Distinct stripe sizes ceil(extent / n) for the counts n in [2, extent], plus size 1."""
+    sizes = {-(-extent // n) for n in counts if 2 <= n <= extent}
+    if extent >= 2:
+        sizes.add(1)
+    return sorted(sizes, reverse=True)
+
+
+class Candidates:
+    """Builds the Pareto points of every candidate cascade (see the module docstring)."""
+
+    def __init__(self, graph: ProgramGraph, cost: CostModel, options: SearchOptions) -> None:
+        self.graph = graph
+        self.cost = cost
+        self.options = options
+        self.pricer = Pricer(graph, cost, options.exact_pricing)
+        self.live_before = self._live_before()
+        self.out_bytes = [full_bytes(cost, op.output) for op in graph.ops]
+        self.weight_bytes = [weight_bytes(cost, graph, op) for op in range(graph.size)]
+        self.evaluated = 0
+        self.fastest_ending = [0] * graph.size
+        self._tracks: dict[tuple[object, ...], dict[int, AxisTrack]] = {}
+        self._op_cycles: dict[tuple[object, ...], tuple[int, int]] = {}
+        self._buffer_bytes: dict[tuple[int, tuple[int, ...]], int] = {}
+
+    def _live_before(self) -> list[int]:
+        """Bytes of full tensors live when a cascade starts at each position (its inputs and
+        anything read later or returned), the sink's own output excluded."""
+        graph = self.graph
+        delta = [0] * (graph.size + 1)
+        for tensor, last in zip(graph.external_inputs, graph.external_last_use, strict=True):
+            size = full_bytes(self.cost, tensor)
+            delta[0] += size
+            delta[min(last, graph.size - 1) + 1] -= size
+        for op in range(graph.size):
+            if graph.last_use[op] > op:
+                size = full_bytes(self.cost, graph.ops[op].output)
+                delta[op + 1] += size
+                delta[min(graph.last_use[op], graph.size - 1) + 1] -= size
+        live = []
+        running = 0
+        for position in range(graph.size):
+            running += delta[position]
+            live.append(running)
+        return live
+
+    def base(self, first: int, sink: int) -> int:
+        """Full tensors live while cascade [first, sink] runs."""
+        return self.live_before[first] + self.out_bytes[sink]
+
+    def edges(self) -> list[Edge]:
+        edges = []
+        self.fastest_ending = [0] * self.graph.size
+        for sink in range(self.graph.size):
+            sink_edges = self.edges_of_sink(sink)
+            edges.extend(sink_edges)
+            self.fastest_ending[sink] = min((p.slack for e in sink_edges for p in e.points), default=0)
+        return edges
+
+    def _point(
+        self,
+        first: int,
+        memory: int,
+        compute: int,
+        transfer: int,
+        config: StripeConfig,
+        recompute: frozenset[int],
+        weights_in_sram: bool,
+    ) -> Point:
+        point = Point(memory, 0, config, recompute, weights_in_sram, compute, transfer)
+        return replace(point, cycles=point.duration(self.previous_slack(first)))
+
+    def previous_slack(self, first: int) -> int:
+        """A lower bound of the slack of whatever cascade runs before one starting at `first`."""
+        return self.fastest_ending[first - 1] if first > 0 else 0
+
+    def edges_of_sink(self, sink: int) -> list[Edge]:
+        graph = self.graph
+        start = graph.range_start_limit(sink, self.options.max_length)
+        if self.options.striping == "none":
+            start = sink
+        points: dict[int, list[Point]] = {first: [] for first in range(start, sink + 1)}
+        for weights_in_sram in self._weight_modes(sink, sink):
+            memory = self.base(sink, sink) + (self.weight_bytes[sink] if weights_in_sram else 0)
+            compute = self.pricer.whole(sink, weights_in_sram)
+            transfer = self.pricer.transfer(sink)
+            points[sink].append(self._point(sink, memory, compute, transfer, UNSTRIPED, frozenset(), weights_in_sram))
+        points[sink] += self._sliced_points(sink)
+        if start < sink:
+            for config, recompute in self._configs(sink, start):
+                self._add_config_points(sink, start, config, recompute, points)
+        edges = []
+        for first in range(start, sink + 1):
+            kept = cull(points[first], self.options.max_points)
+            edges.append(Edge(first, sink, tuple(kept), tuple(p.memory for p in kept)))
+        return edges
+
+    def _sliced_points(self, op: int) -> list[Point]:
+        """Operator `op` alone with its weights double-buffered in output-channel slices."""
+        shape = self.graph.output_shape(op)
+        channels = shape[-1]
+        whole = self.weight_bytes[op]
+        transfer = self.pricer.transfer(op)
+        if not whole or not transfer or channels < 2 * SLICE_GRANULE:
+            return []
+        points = []
+        depths = sorted({slice_depth(channels, count) for count in SLICE_COUNTS} - {channels}, reverse=True)
+        for depth in depths:
+            schedule = []
+            for start in range(0, channels, depth):
+                size = min(depth, channels - start)
+                compute = self.pricer.channel_slice(op, size)
+                schedule.append((compute, transfer * size // channels))
+            memory = self.base(op, op) + sliced_weight_bytes(self.cost, self.graph, op, depth)
+            point = Point(
+                memory, 0, UNSTRIPED, frozenset(), True, sum(c for c, _ in schedule), transfer, depth, tuple(schedule)
+            )
+            points.append(replace(point, cycles=point.duration(self.previous_slack(op))))
+        return points
+
+    def _weight_modes(self, first: int, sink: int) -> tuple[bool, ...]:
+        if any(self.graph.ops[op].weights for op in range(first, sink + 1)):
+            return (True, False)
+        return (False,)
+
+    def _configs(self, sink: int, start: int) -> list[tuple[StripeConfig, frozenset[int]]]:
+        shape = self.graph.output_shape(sink)
+        height, width = shape[1], shape[2]
+        # One stripe over several operators is never useful: it holds every intermediate in
+        # full at once, which a split into single operators never needs more than.
+        configs: list[tuple[StripeConfig, frozenset[int]]] = []
+        if self.options.striping in ("h", "hw"):
+            configs += [(StripeConfig((1,), (size,)), frozenset()) for size in _sizes(height, STRIPE_COUNTS)]
+        if self.options.striping != "hw":
+            return configs
+        if width > height:
+            # Column stripes alone mirror row stripes; they only pay on wide outputs.
+            configs += [(StripeConfig((2,), (size,)), frozenset()) for size in _sizes(width, STRIPE_COUNTS)]
+        if min(height, width) < MIN_2D_EXTENT:
+            return configs
+        mode_sets = self._mode_sets(sink, start)
+        for outer, inner in ((1, 2), (2, 1)):
+            outer_sizes = _sizes(shape[outer], OUTER_COUNTS)
+            inner_sizes = _sizes(shape[inner], INNER_COUNTS)
+            for outer_size in outer_sizes:
+                for inner_size in inner_sizes:
+                    config = StripeConfig((outer, inner), (outer_size, inner_size))
+                    configs += [(config, recompute) for recompute in mode_sets]
+        return configs
+
+    def _mode_sets(self, sink: int, start: int) -> list[frozenset[int]]:
+        """Recompute the intermediates whose full tensor is at least a threshold, for the
+        `MAX_MODE_SETS` largest thresholds and the smallest (nested sets, largest tensors first,
+        the last one recomputing every intermediate)."""
+        sizes = sorted({self.out_bytes[op] for op in range(start, sink)}, reverse=True)
+        thresholds = sizes[:MAX_MODE_SETS] + sizes[-1:] if len(sizes) > MAX_MODE_SETS else sizes
+        ops = range(start, sink)
+        return [frozenset(op for op in ops if self.out_bytes[op] >= threshold) for threshold in thresholds]
+
+    def _add_config_points(
+        self,
+        sink: int,
+        start: int,
+        config: StripeConfig,
+        recompute: frozenset[int],
+        points: dict[int, list[Point]],
+    ) -> None:
+        geometry = self._geometry(sink, start, config, recompute)
+        if geometry is None:
+            return
+        per_op_memory: dict[int, int] = {}
+        per_op_cycles: dict[tuple[int, bool], int] = {}
+        for op in range(start, sink + 1):
+            if op != sink:
+                per_op_memory[op] = self._intermediate_bytes(op, geometry.buffer_shape(op))
+            per_op_cycles[(op, True)], per_op_cycles[(op, False)] = self._cycles_of(geometry, op)
+        intermediates = 0
+        cycles = {True: per_op_cycles[(sink, True)], False: per_op_cycles[(sink, False)]}
+        weights = self.weight_bytes[sink]
+        transfers = self.pricer.transfer(sink)
+        for first in range(sink - 1, start - 1, -1):
+            intermediates += per_op_memory[first]
+            weights += self.weight_bytes[first]
+            transfers += self.pricer.transfer(first)
+            for mode in (True, False):
+                cycles[mode] += per_op_cycles[(first, mode)]
+            effective = frozenset(op for op in geometry.recompute if op >= first)
+            memory = self.base(first, sink) + intermediates
+            for weights_in_sram in self._weight_modes(first, sink):
+                self.evaluated += 1
+                points[first].append(
+                    self._point(
+                        first,
+                        memory + (weights if weights_in_sram else 0),
+                        cycles[weights_in_sram],
+                        transfers,
+                        config,
+                        effective,
+                        weights_in_sram,
+                    )
+                )
+
+    def _intermediate_bytes(self, op: int, shape: tuple[int, ...]) -> int:
+        key = (op, shape)
+        if key not in self._buffer_bytes:
+            self._buffer_bytes[key] = align(self.cost.buffer_bytes(self.graph.ops[op].output, shape))
+        return self._buffer_bytes[key]
+
+    def _cycles_of(self, geometry: CascadeGeometry, op: int) -> tuple[int, int]:
+        """(cycles with weights in SRAM, cycles streaming them) of `op` over all stripes."""
+        key = (op, geometry.tracks[1][op].classes, geometry.tracks[2][op].classes)
+        if key not in self._op_cycles:
+            totals = []
+            for weights_in_sram in (True, False):
+                total = 0.0
+                for region, count in geometry.price_boxes(op):
+                    total += count * self.pricer.box(op, region, weights_in_sram)
+                totals.append(round(total))
+            self._op_cycles[key] = (totals[0], totals[1])
+        return self._op_cycles[key]
+
+    def _geometry(
+        self, sink: int, start: int, config: StripeConfig, recompute: frozenset[int]
+    ) -> CascadeGeometry | None:
+        if not config.order:
+            recompute = frozenset(range(start, sink))
+        extent = self.graph.output_shape(sink)
+        tracks: dict[int, dict[int, AxisTrack]] = {}
+        for axis in SPATIAL_AXES:
+            size = config.size_along(axis, extent[axis])
+            key = (sink, start, axis, size, recompute)
+            if key not in self._tracks:
+                self._tracks[key] = simulate_axis(self.graph, sink, start, axis, size, recompute)
+            tracks[axis] = self._tracks[key]
+        return CascadeGeometry(self.graph, start, sink, config, recompute, tracks)
+
+
+def cull(points: Sequence[Point], max_points: int) -> list[Point]:
+    """Pareto-efficient points (memory and cycles both minimised), sorted by memory, thinned
+    evenly to at most `max_points` keeping both extremes. Deterministic: ties are broken by
+    the full sort key."""
+    front: list[Point] = []
+    for point in sorted(points, key=Point.sort_key):
+        if front and point.cycles >= front[-1].cycles:
+            continue
+        front.append(point)
+    if len(front) <= max_points:
+        return front
+    last = len(front) - 1
+    picks = sorted({round(k * last / (max_points - 1)) for k in range(max_points)})
+    return [front[i] for i in picks]
+
+
+# --------------------------------------------------------------------------- #
+# The partition DP
+# --------------------------------------------------------------------------- #
+
+
+class PartitionDP:
+    """Shortest paths over the candidate cascades (see the module docstring)."""
+
+    def __init__(self, size: int, edges: Sequence[Edge]) -> None:
+        self.size = size
+        self.incoming: list[list[Edge]] = [[] for _ in range(size + 1)]
+        for edge in sorted(edges, key=lambda e: (e.sink, e.first)):
+            if edge.points:
+                self.incoming[edge.sink + 1].append(edge)
+
+    def fastest_under(self, bound: int) -> Path | None:
+        """The plan with the fewest cycles whose every step fits `bound` (ties: fewer steps,
+        then the earliest cut), or None."""
+        best: list[tuple[int, int] | None] = [None] * (self.size + 1)
+        choice: list[tuple[Edge, Point] | None] = [None] * (self.size + 1)
+        best[0] = (0, 0)
+        for end in range(1, self.size + 1):
+            for edge in self.incoming[end]:
+                before = best[edge.first]
+                if before is None:
+                    continue
+                point = edge.best_under(bound)
+                if point is None:
+                    continue
+                candidate = (before[0] + point.cycles, before[1] + 1)
+                current = best[end]
+                if current is None or candidate < current:
+                    best[end] = candidate
+                    choice[end] = (edge, point)
+        if best[self.size] is None:
+            return None
+        steps = []
+        position = self.size
+        while position > 0:
+            entry = choice[position]
+            assert entry is not None
+            steps.append(entry)
+            position = entry[0].first
+        return Path(tuple(reversed(steps)))
+
+    def pareto_front(self, max_front: int = 10_000) -> list[Path]:
+        """The exact (peak, cycles) Pareto front over the candidates, fastest first."""
+        front: list[Path] = []
+        bound = math.inf
+        while len(front) < max_front:
+            path = self.fastest_under(bound)  # type: ignore[arg-type]
+            if path is None:
+                break
+            if front and path.cycles == front[-1].cycles:
+                front[-1] = path  # same cycles with a lower peak: the earlier one is dominated
+            else:
+                front.append(path)
+            bound = path.peak - 1
+        return front
+
+    def min_peak(self) -> Path | None:
+        """A plan with the lowest peak (the last point of the front)."""
+        front = self.pareto_front()
+        return front[-1] if front else None
+
+
+def minimax_path(size: int, weights: dict[tuple[int, int], int]) -> int | None:
+    """The smallest possible largest edge weight of a path 0 -> size; edges (first, sink)."""
+    best: list[float] = [math.inf] * (size + 1)
+    best[0] = 0
+    incoming: dict[int, list[tuple[int, int]]] = {}
+    for (first, sink), weight in weights.items():
+        incoming.setdefault(sink + 1, []).append((first, weight))
+    for end in range(1, size + 1):
+        for first, weight in sorted(incoming.get(end, [])):
+            best[end] = min(best[end], max(best[first], weight))
+    return None if best[size] == math.inf else int(best[size])

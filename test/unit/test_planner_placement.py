@@ -1,0 +1,84 @@
+"""Buffer placement: valid, aligned, deterministic, and tight on the patterns planners produce."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cascade.passes.planner.placement import ALIGNMENT, Buffer, max_live, place
+
+
+def assert_valid(buffers: list[Buffer], offsets: dict[str, int]) -> None:
+    for buffer in buffers:
+        assert offsets[buffer.name] % ALIGNMENT == 0
+        assert offsets[buffer.name] >= 0
+    for i, a in enumerate(buffers):
+        for b in buffers[i + 1 :]:
+            if a.size and b.size and a.overlaps_in_time(b):
+                a_start, b_start = offsets[a.name], offsets[b.name]
+                assert a_start + a.size <= b_start or b_start + b.size <= a_start, f"{a.name} overlaps {b.name}"
+
+
+def test_disjoint_lifetimes_share_memory():
+    buffers = [Buffer("a", 64, 0, 0), Buffer("b", 64, 1, 1), Buffer("c", 32, 0, 1)]
+    placement = place(buffers)
+    assert_valid(buffers, placement.offsets)
+    assert placement.peak == max_live(buffers) == 96
+
+
+def test_mobilenet_v2_residual_pattern_reaches_max_live():
+    # Two alternating big tensors (expand, depthwise) while a small skip tensor lives across the
+    # block; placing by size first parks the next skip above both big tensors (peak 351232 on
+    # MobileNetV2-224). Hill climbing finds the order that keeps every step at its live total.
+    big, small = 150528, 25088
+    buffers = [
+        Buffer("skip_in", small, 0, 4),  # block input, read by the add at step 4
+        Buffer("expand", big, 1, 2),
+        Buffer("dw", big, 2, 3),
+        Buffer("project", small, 3, 4),
+        Buffer("skip_out", small, 4, 8),  # the add's output, the next block's skip
+        Buffer("expand2", big, 5, 6),
+        Buffer("dw2", big, 6, 7),
+        Buffer("project2", small, 7, 8),
+        Buffer("step4", 16, 4, 4),
+    ]
+    placement = place(buffers)
+    assert_valid(buffers, placement.offsets)
+    assert placement.peak == max_live(buffers) == small + 2 * big
+    assert place(buffers, effort=0).peak == small + 2 * big + small  # the quick heuristics alone
+
+
+def test_deterministic():
+    buffers = [Buffer(f"b{i}", 16 * ((i * 7) % 5 + 1), i % 4, i % 4 + i % 3) for i in range(30)]
+    first, second = place(buffers), place(list(buffers))
+    assert first == second
+
+
+def test_rejects_bad_input():
+    with pytest.raises(ValueError, match="multiple of 16"):
+        place([Buffer("a", 10, 0, 0)])
+    with pytest.raises(ValueError, match="unique"):
+        place([Buffer("a", 16, 0, 0), Buffer("a", 16, 1, 1)])
+    with pytest.raises(ValueError, match="ends before"):
+        place([Buffer("a", 16, 2, 1)])
+
+
+@st.composite
+def buffer_lists(draw: st.DrawFn) -> list[Buffer]:
+    count = draw(st.integers(1, 25))
+    buffers = []
+    for index in range(count):
+        first = draw(st.integers(0, 8))
+        last = first + draw(st.integers(0, 3))
+        buffers.append(Buffer(f"b{index}", 16 * draw(st.integers(0, 40)), first, last))
+    return buffers
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(buffer_lists())
+def test_random_placements_are_valid(buffers):
+    placement = place(buffers)
+    assert_valid(buffers, placement.offsets)
+    assert placement.peak >= max_live(buffers)
+    assert placement.peak == max((placement.offsets[b.name] + b.size for b in buffers if b.size), default=0)

@@ -1,0 +1,120 @@
+"""Plan selection: objectives, budgets, impossible budgets, prefetch, the lower bound."""
+
+from __future__ import annotations
+
+import pytest
+
+from cascade.passes.planner.placement import max_live, place
+from cascade.passes.planner.plan import PlanningError, PlanOptions, plan_program
+from cascade.passes.planner.testing import AnalyticalCost, ToyProgram
+
+
+def expansion_block() -> ToyProgram:
+    # x 1x16x8x8 -> conv 1x1 (32 ch) -> depthwise 3x3 pad 1 -> conv 1x1 (8 ch). x and the
+    # output are 1024 bytes, the intermediates 4096, one row of them 8*32 = 256.
+    program = ToyProgram((1, 16, 8, 8))
+    a = program.conv(program.x, 1, channels=32)
+    b = program.dw(a, 3, pad=1)
+    program.conv(b, 1, channels=8)
+    return program
+
+
+COST = AnalyticalCost()
+
+
+def test_min_sram_is_the_one_row_cascade():
+    # One row at a time: x + out + 3 rows of a + 1 row of b = 1024 + 1024 + 768 + 256 = 3072,
+    # against 4096 + 4096 = 8192 for the depthwise conv alone. Weights stream (no SRAM).
+    result = plan_program(expansion_block(), COST, PlanOptions(objective="min-sram"))
+    assert result.peak == 3072
+    assert result.lower_bound == 3072
+    (cascade,) = result.cascades
+    assert (cascade.first, cascade.sink, cascade.config.order, cascade.config.sizes) == (0, 2, (1,), (1,))
+    assert not cascade.weights_in_sram
+
+
+def test_min_cycles_runs_operators_alone():
+    # Striping only adds per-stripe overhead in this cost model: the fastest plan is the
+    # unstriped one, with weights in SRAM (read at 4 B/cycle rather than streamed at 1).
+    result = plan_program(expansion_block(), COST, PlanOptions(objective="min-cycles"))
+    assert all(c.first == c.sink for c in result.cascades)
+    assert result.cycles == min(point.cycles for point in result.front)
+
+
+def test_default_is_the_smallest_within_five_percent_of_the_fastest():
+    result = plan_program(expansion_block(), COST, PlanOptions())
+    fastest = min(point.cycles for point in result.front)
+    assert result.cycles <= fastest * 1.05
+    smaller = [p for p in result.front if p.peak_sram_bytes < result.peak]
+    assert all(p.cycles > fastest * 1.05 for p in smaller)
+
+
+@pytest.mark.parametrize("budget", [3072, 4000, 6000, 9000, 100_000])
+def test_budget_gives_the_fastest_plan_that_fits(budget):
+    result = plan_program(expansion_block(), COST, PlanOptions(sram_budget=budget))
+    assert result.peak <= budget
+    fitting = [p for p in result.front if p.peak_sram_bytes <= budget]
+    assert result.cycles == min(p.cycles for p in fitting)
+
+
+def test_impossible_budget_names_the_operator():
+    # No operator runs in less than 3072 bytes: op 0 alone needs x + a = 5120, op 1 alone
+    # a + b = 8192, op 2 alone b + out = 5120; the one-row cascade serves all three in 3072.
+    # On a tie the first operator is named.
+    with pytest.raises(
+        PlanningError,
+        match=r"sram-budget of 3071 bytes is too small: nn.conv2d 't0' "
+        r"needs at least 3072 bytes \(its smallest working set\)",
+    ):
+        plan_program(expansion_block(), COST, PlanOptions(sram_budget=3071))
+
+
+def test_bad_options():
+    with pytest.raises(PlanningError, match="objective must be one of"):
+        plan_program(expansion_block(), COST, PlanOptions(objective="fast"))
+    with pytest.raises(PlanningError, match="striping must be one of"):
+        plan_program(expansion_block(), COST, PlanOptions(striping="diagonal"))
+
+
+def test_predicted_peak_is_the_placed_peak_of_the_buffers():
+    for objective in (None, "min-sram", "min-cycles"):
+        result = plan_program(expansion_block(), COST, PlanOptions(objective=objective))
+        assert place(result.buffers).peak == result.peak
+        assert result.peak >= max_live(result.buffers)
+
+
+def test_deterministic():
+    first = plan_program(expansion_block(), COST, PlanOptions())
+    second = plan_program(expansion_block(), COST, PlanOptions())
+    assert first.cascades == second.cascades
+    assert first.report() == second.report()
+
+
+def test_weights_are_prefetched_only_under_the_peak():
+    # Four 1x1 convs on 1x4x4x8, weights 8*8 = 64 bytes each, copy 64 cycles each (1 B/cycle),
+    # hidden behind the previous operator's cycles when its buffers fit there.
+    program = ToyProgram((1, 4, 4, 8))
+    t = program.x
+    for _ in range(4):
+        t = program.conv(t, 1, channels=8)
+    result = plan_program(program, COST, PlanOptions(objective="min-cycles"))
+    steps = [c for c in result.cascades]
+    assert not steps[0].prefetch  # nothing runs before the first one
+    totals = {}
+    for buffer in result.buffers:
+        for step in range(buffer.first_step, buffer.last_step + 1):
+            totals[step] = totals.get(step, 0) + buffer.size
+    for index, cascade in enumerate(steps):
+        if cascade.prefetch:
+            assert cascade.weights_in_sram
+            assert totals[index - 1] <= max(totals.values())
+
+
+def test_report_shape():
+    result = plan_program(expansion_block(), COST, PlanOptions(objective="min-sram"))
+    report = result.report()
+    assert set(report) == {"chosen", "lower_bound_bytes", "front"}
+    assert report["chosen"] == {"peak_sram_bytes": 3072, "cycles": result.cycles, "cascades": 1}
+    assert all(set(entry) == {"peak_sram_bytes", "cycles", "cascades"} for entry in report["front"])
+    peaks = [entry["peak_sram_bytes"] for entry in report["front"]]
+    assert peaks == sorted(peaks, reverse=True)  # fastest first, peaks decreasing

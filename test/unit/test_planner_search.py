@@ -1,0 +1,170 @@
+"""The search: per-cascade Pareto sets, memory accounting, and the partition DP against brute force."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cascade.passes.planner.memory import Step, plan_buffers
+from cascade.passes.planner.placement import step_totals
+from cascade.passes.planner.program import ProgramGraph
+from cascade.passes.planner.search import Candidates, Edge, PartitionDP, Point, SearchOptions, cull, minimax_path
+from cascade.passes.planner.stripes import UNSTRIPED
+from cascade.passes.planner.testing import AnalyticalCost, ToyProgram
+
+
+def _point(memory: int, cycles: int) -> Point:
+    return Point(memory, cycles, UNSTRIPED, frozenset(), False)
+
+
+def test_cull_keeps_the_pareto_front_and_both_extremes():
+    points = [_point(m, c) for m, c in [(10, 100), (20, 50), (15, 120), (30, 40), (40, 40), (50, 10), (60, 5)]]
+    front = cull(points, 10)
+    assert [(p.memory, p.cycles) for p in front] == [(10, 100), (20, 50), (30, 40), (50, 10), (60, 5)]
+    thinned = cull(points, 3)
+    assert [(p.memory, p.cycles) for p in thinned] == [(10, 100), (30, 40), (60, 5)]
+
+
+def test_minimax_path():
+    # 0 -> 1 -> 2 costs max(5, 7) = 7; the direct edge 0 -> 2 costs 6.
+    assert minimax_path(2, {(0, 0): 5, (1, 1): 7, (0, 1): 6}) == 6
+
+
+def _residual_program() -> ToyProgram:
+    program = ToyProgram((1, 8, 6, 4))
+    y = program.conv(program.x, 1, channels=8)
+    t = program.conv(y, 1, channels=16)
+    t = program.dw(t, 3, pad=1)
+    t = program.conv(t, 1, channels=8)
+    program.add(y, t)
+    return program
+
+
+@st.composite
+def programs(draw: st.DrawFn) -> ToyProgram:
+    program = ToyProgram((1, draw(st.integers(4, 10)), draw(st.integers(4, 10)), 4))
+    tensors = [program.x]
+    for _ in range(draw(st.integers(2, 6))):
+        current = tensors[-1]
+        kind = draw(st.sampled_from(["conv1", "conv3", "dw", "pool", "add", "whole"]))
+        if kind == "add":
+            same = [t for t in tensors[:-1] if t.shape == current.shape]
+            if not same:
+                continue
+            tensors.append(program.add(current, draw(st.sampled_from(same))))
+        elif kind == "conv1":
+            tensors.append(program.conv(current, 1, channels=draw(st.sampled_from([4, 8, 16]))))
+        elif kind == "conv3":
+            tensors.append(program.conv(current, 3, s=draw(st.integers(1, 2)), pad=1, channels=4))
+        elif kind == "dw":
+            tensors.append(program.dw(current, 3, pad=1))
+        elif kind == "pool" and min(current.shape[1:3]) >= 2:
+            tensors.append(program.pool(current, 2, s=2))
+    if len(program.ops) < 2:
+        tensors.append(program.conv(tensors[-1], 3, pad=1, channels=4))
+        tensors.append(program.conv(tensors[-1], 1, channels=8))
+    if draw(st.booleans()):
+        program.whole(tensors[-1])
+    return program
+
+
+def _all_plans(size: int, edges: list[Edge]):
+    """Every partition into candidate cascades, with every combination of their points."""
+    by_first: dict[int, list[Edge]] = {}
+    for edge in edges:
+        by_first.setdefault(edge.first, []).append(edge)
+
+    def walk(position: int):
+        if position == size:
+            yield []
+            return
+        for edge in by_first.get(position, []):
+            for rest in walk(edge.sink + 1):
+                for point in edge.points:
+                    yield [(edge, point), *rest]
+
+    yield from walk(0)
+
+
+def _front(plans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    front: list[tuple[int, int]] = []
+    for peak, cycles in sorted(set(plans), key=lambda p: (p[1], p[0])):
+        if front and peak >= front[-1][0]:
+            continue
+        front.append((peak, cycles))
+    return front
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(programs())
+def test_partition_dp_front_is_exact(program):
+    graph = ProgramGraph.build(program)
+    candidates = Candidates(graph, AnalyticalCost(), SearchOptions(max_points=3))
+    edges = candidates.edges()
+    plans = [(max(p.memory for _, p in plan), sum(p.cycles for _, p in plan)) for plan in _all_plans(graph.size, edges)]
+    dp_front = [(path.peak, path.cycles) for path in PartitionDP(graph.size, edges).pareto_front()]
+    assert dp_front == _front(plans)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(programs())
+def test_point_memory_is_the_buffers_live_in_that_step(program):
+    # The search adds memory incrementally per range; memory.plan_buffers lists the buffers of
+    # a whole plan. Each point of each candidate cascade must agree, with the other operators
+    # run one at a time.
+    graph = ProgramGraph.build(program)
+    cost = AnalyticalCost()
+    candidates = Candidates(graph, cost, SearchOptions(max_points=4))
+    for edge in candidates.edges():
+        for point in edge.points:
+            steps = [Step(op, op, UNSTRIPED, frozenset(), False) for op in range(edge.first)]
+            steps.append(Step(edge.first, edge.sink, point.config, point.recompute, point.weights_in_sram))
+            steps += [Step(op, op, UNSTRIPED, frozenset(), False) for op in range(edge.sink + 1, graph.size)]
+            totals = step_totals(plan_buffers(graph, steps, cost))
+            assert totals[edge.first] == point.memory
+
+
+def test_base_memory_by_hand():
+    # _residual_program: x 8*6*4 = 192; y 8*6*8 = 384 (read by the add, op 4); t1 768; t2 768;
+    # t3 384; out 384. A cascade [1, 3] runs while x is dead and y is live: y + t3 = 768.
+    graph = ProgramGraph.build(_residual_program())
+    candidates = Candidates(graph, AnalyticalCost(), SearchOptions())
+    assert candidates.base(0, 0) == 192 + 384
+    assert candidates.base(1, 3) == 384 + 384
+    assert candidates.base(4, 4) == 384 + 384 + 384
+
+
+def test_every_operator_has_a_singleton_edge():
+    graph = ProgramGraph.build(_residual_program())
+    edges = Candidates(graph, AnalyticalCost(), SearchOptions()).edges()
+    singles = {edge.first for edge in edges if edge.first == edge.sink and edge.points}
+    assert singles == set(range(graph.size))
+    assert any(edge.first == 0 and edge.sink == 4 for edge in edges)  # the residual inside
+
+
+def test_striping_none_has_singletons_only():
+    graph = ProgramGraph.build(_residual_program())
+    edges = Candidates(graph, AnalyticalCost(), SearchOptions(striping="none")).edges()
+    assert all(edge.first == edge.sink for edge in edges)
+
+
+def test_front_is_deterministic():
+    graph = ProgramGraph.build(_residual_program())
+
+    def front():
+        edges = Candidates(graph, AnalyticalCost(), SearchOptions()).edges()
+        return [
+            (p.peak, p.cycles, tuple((e.first, e.sink, q.config, tuple(sorted(q.recompute))) for e, q in p.steps))
+            for p in PartitionDP(graph.size, edges).pareto_front()
+        ]
+
+    assert front() == front()
+
+
+def test_length_limit():
+    graph = ProgramGraph.build(_residual_program())
+    edges = Candidates(graph, AnalyticalCost(), SearchOptions(max_length=2)).edges()
+    assert max(edge.sink - edge.first + 1 for edge in edges) == 2
+    assert list(itertools.islice((e for e in edges if e.sink - e.first == 1), 1))
