@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from enum import Enum
 from types import ModuleType
 from typing import TYPE_CHECKING, ClassVar, TypedDict, TypeVar
@@ -389,6 +390,7 @@ def _int_field(index: int, doc: str) -> property:
     return property(get, doc=doc)
 
 
+@dataclass(frozen=True, init=False)
 class _IntTupleAttr(ParametrizedAttribute):
     """Base of attributes that are a fixed-length tuple of integers, stored as one i64 array.
 
@@ -398,6 +400,7 @@ class _IntTupleAttr(ParametrizedAttribute):
 
     FIELDS: ClassVar[tuple[str, ...]]
 
+    # A dataclass field of this base, so that equality and hashing compare the values.
     values: DenseArrayBase[I64]
 
     def __init__(self, *values: int):

@@ -631,3 +631,13 @@ def test_generic_form_survives_upstream_mlir(vela_ops: list[api.NpuOperation], v
     assert api.npu_generate_register_command_stream(stream.to_vela(), ACCELERATOR) == vela_words
     assert empty.commands == []
     assert empty.memory_mode is not None
+
+
+def test_tuple_attributes_compare_by_value() -> None:
+    """Attributes sharing the integer-tuple base compare and hash by their values."""
+    from cascade.dialects.ethosu import AddressRangeAttr, Shape3DAttr
+
+    assert Shape3DAttr(1, 2, 3) == Shape3DAttr(1, 2, 3)
+    assert Shape3DAttr(1, 2, 3) != Shape3DAttr(1, 2, 4)
+    assert hash(Shape3DAttr(1, 2, 3)) == hash(Shape3DAttr(1, 2, 3))
+    assert AddressRangeAttr(1, 0x100, 16) != AddressRangeAttr(1, 0x110, 16)

@@ -1,0 +1,999 @@
+"""Per-operation lowering of `nn` operators to `ethosu` commands, one output stripe at a time.
+
+The scheduled IR (stripes, rolling buffers, SRAM offsets) decides *where* every tensor lives
+and *which* box of the output each command produces; this module turns one `nn` operator, the
+placement of each of its feature maps and one output stripe into the `ethosu` op(s) that compute
+that stripe:
+
+* the input box and the per-stripe padding come from the operator's access relation
+  (`op.access_relations()`), so the lowering agrees with the planner by construction;
+* feature maps get the tile box and strides of their placement (full-tensor strides, so a
+  stripe is a window into the tensor; a Y-rolling buffer wraps through tile 2, see
+  `rolling_tiles`);
+* the block config is one of `npu_find_block_configs`, and the weights are encoded with
+  `npu_encode_weights` for exactly that block depth and traversal;
+* the per-channel bias/scale records are packed with `npu_encode_bias` from TFLite's exact
+  requantization (`quantize_multiplier`, the one the `nn` interpreter uses);
+* fused activations become the clamp Vela emits, expressed so that Vela quantizes it back to
+  exactly TFLite's `CalculateActivationRangeQuantized` bounds.
+
+Supported (`SUPPORTED_OPS`): conv2d, depthwise_conv2d (depth multiplier 1), pool2d max/avg,
+add/sub/mul/minimum/maximum (IFM2 broadcast along H, W or C), fully_connected, rescale, tanh/sigmoid/leaky_relu
+(8-bit LUT), mean over H and W (one depthwise convolution with TFLite's folded multiplier),
+pad of H and W (a copy plus border fills) and 2x nearest resize (IFM upscaling). Everything
+else raises `NpuLoweringError` (softmax stays on the CPU). Only single-core accelerators are
+handled (U65-512 splits weights over two cores).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+from xdsl.ir import Operation, SSAValue
+
+from cascade.dialects import ethosu, nn
+from cascade.dialects.access import Region
+from cascade.interpreter.quantization import activation_range, quantize_multiplier
+
+__all__ = [
+    "SUPPORTED_OPS",
+    "Box",
+    "ConstantBlob",
+    "LoweredStripe",
+    "NpuLoweringError",
+    "Placement",
+    "bias_records",
+    "choose_traversal",
+    "lower_op",
+    "rolling_tiles",
+]
+
+SUPPORTED_OPS: tuple[type[Operation], ...] = (
+    nn.Conv2DOp,
+    nn.DepthwiseConv2DOp,
+    nn.Pool2DOp,
+    nn.AddOp,
+    nn.SubOp,
+    nn.MulOp,
+    nn.MinimumOp,
+    nn.MaximumOp,
+    nn.FullyConnectedOp,
+    nn.RescaleOp,
+    nn.TanhOp,
+    nn.SigmoidOp,
+    nn.LeakyReluOp,
+    nn.MeanOp,
+    nn.PadOp,
+    nn.ResizeOp,
+)
+
+LUT_OPS: tuple[type[Operation], ...] = (nn.TanhOp, nn.SigmoidOp, nn.LeakyReluOp)
+"""Unary int8 ops lowered to a table lookup: the table is the reference kernel evaluated on
+all 256 inputs, so the NPU result is the reference result by construction."""
+
+ALIGNMENT = 16
+"""Weight, bias and DMA ranges must start and end on 16 bytes (Vela's `check_length`)."""
+
+
+class NpuLoweringError(ValueError):
+    """The operator (or this stripe of it) has no lowering to NPU commands."""
+
+
+def _round_up(value: int, quantum: int) -> int:
+    return -(-value // quantum) * quantum
+
+
+def _pad16(data: bytes | bytearray) -> bytes:
+    return bytes(data) + bytes(_round_up(len(data), ALIGNMENT) - len(data))
+
+
+# --------------------------------------------------------------------------- #
+# Geometry: boxes, placements, tiles
+# --------------------------------------------------------------------------- #
+
+
+@dataclass(frozen=True)
+class Box:
+    """A box of an `[height, width, depth]` feature map: rows, columns and channels."""
+
+    y: int
+    x: int
+    c: int
+    height: int
+    width: int
+    depth: int
+
+    @staticmethod
+    def full(shape: Sequence[int]) -> Box:
+        height, width, depth = shape
+        return Box(0, 0, 0, height, width, depth)
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (self.height, self.width, self.depth)
+
+    def to_region(self, rank: int) -> Region:
+        """The box as a region of a rank-4 NHWC tensor (batch 1) or a rank-2 `[N, K]` one."""
+        if rank == 4:
+            return Region((0, self.y, self.x, self.c), (1, self.height, self.width, self.depth))
+        if rank == 2:
+            return Region((self.y, self.c), (self.height, self.depth))
+        raise NpuLoweringError(f"no [height, width, depth] view of a rank-{rank} tensor")
+
+    @staticmethod
+    def from_region(region: Region) -> Box:
+        if region.rank == 4:
+            if region.offset[0] != 0 or region.shape[0] != 1:
+                raise NpuLoweringError("the NPU lowering handles batch 1 only")
+            return Box(*region.offset[1:], *region.shape[1:])
+        if region.rank == 2:  # [N, K] is viewed as N rows of one K-channel column
+            return Box(region.offset[0], 0, region.offset[1], region.shape[0], 1, region.shape[1])
+        raise NpuLoweringError(f"no [height, width, depth] view of a rank-{region.rank} region")
+
+
+def hwc_shape(shape: Sequence[int]) -> tuple[int, int, int]:
+    """The `[height, width, depth]` view of an NHWC (batch 1) or `[N, K]` tensor shape."""
+    if len(shape) == 4:
+        if shape[0] != 1:
+            raise NpuLoweringError("the NPU lowering handles batch 1 only")
+        return (shape[1], shape[2], shape[3])
+    if len(shape) == 2:
+        return (shape[0], 1, shape[1])
+    raise NpuLoweringError(f"no [height, width, depth] view of shape {list(shape)}")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a feature map lives: region, base address, layout and the stored shape.
+
+    `shape` is the full tensor `[height, width, depth]`. With `rolling_rows = k` the tensor is
+    held in a Y-rolling buffer of k rows (`(y, x, c) -> (y mod k, x, c)`) at `address`; the
+    buffer is `k` rows of the tensor's width and depth.
+    """
+
+    region: int
+    address: int
+    shape: tuple[int, int, int]
+    layout: ethosu.Layout = ethosu.Layout.NHWC
+    rolling_rows: int | None = None
+    data_type: ethosu.DataType = ethosu.DataType.INT8
+
+    @property
+    def element_size(self) -> int:
+        return self.data_type.size_in_bytes
+
+    @property
+    def strides(self) -> tuple[int, int, int]:
+        """Byte strides `[y, x, c]` of the stored tensor (Vela's `get_strides` defaults)."""
+        _, width, depth = self.shape
+        e = self.element_size
+        if self.layout == ethosu.Layout.NHWC:
+            return (width * depth * e, depth * e, e)
+        return (width * _round_up(depth, 16) * e, 16 * e, 16 * width * e)
+
+    @property
+    def stored_rows(self) -> int:
+        return self.shape[0] if self.rolling_rows is None else self.rolling_rows
+
+    @property
+    def size(self) -> int:
+        """Bytes the placement occupies."""
+        return self.stored_rows * self.strides[0]
+
+    def column_offset(self, x: int, c: int) -> int:
+        """Byte offset of column x, channel c within a row (NHCWB16 needs c % 16 == 0)."""
+        _, stride_x, stride_c = self.strides
+        if self.layout == ethosu.Layout.NHWC:
+            return x * stride_x + c * self.element_size
+        if c % 16:
+            raise NpuLoweringError(f"an NHCWB16 box must start on a 16-channel brick, not channel {c}")
+        return x * stride_x + (c // 16) * stride_c
+
+    def tiles(self, box: Box) -> ethosu.TileBoxAttr:
+        """The tile box of `box`: one tile, or two when the box wraps a rolling buffer."""
+        column = self.column_offset(box.x, box.c)
+        if self.rolling_rows is None:
+            return ethosu.TileBoxAttr.single(box.height, box.width, self.address + box.y * self.strides[0] + column)
+        return rolling_tiles(self.address, self.rolling_rows, box.y, box.height, self.strides[0], box.width, column)
+
+    def feature_map(self, box: Box, quant: nn.QuantAttr | tuple[float | None, int] | None) -> ethosu.FeatureMapAttr:
+        """The feature-map attribute of `box` (tensor coordinates) of this placement."""
+        if quant is None or isinstance(quant, tuple):
+            quantization = quant
+        else:
+            quantization = (quant.scales[0], quant.zero_points[0])
+        return ethosu.FeatureMapAttr(
+            self.data_type,
+            self.region,
+            box.shape,
+            self.tiles(box),
+            self.layout,
+            quantization,
+            strides=self.strides,
+        )
+
+
+def rolling_tiles(
+    base: int,
+    rows: int,
+    first_row: int,
+    height: int,
+    row_stride: int,
+    width: int,
+    column_offset: int = 0,
+) -> ethosu.TileBoxAttr:
+    """Tiles for rows `[first_row, first_row + height)` of a tensor kept in a Y-rolling buffer
+    of `rows` rows at `base` (Vela's `Tensor.addresses_for_rolling_buffer`).
+
+    Tile 0 holds the rows before the wrap (`height_0` of them, starting at buffer row
+    `first_row mod rows`); if the box wraps, tile 2 holds the rest from the buffer start. Only Y
+    wraps (Vela rejects X wrap). `column_offset` is the byte offset of the box's first column
+    and channel within a row.
+    """
+    if not 0 < height <= rows:
+        raise NpuLoweringError(f"a box of {height} rows does not fit a {rows}-row rolling buffer")
+    start = first_row % rows
+    height_0 = min(height, rows - start)
+    bottom = base + column_offset if height > height_0 else 0
+    return ethosu.TileBoxAttr(height_0, height_0, width, (base + start * row_stride + column_offset, 0, bottom, 0))
+
+
+# --------------------------------------------------------------------------- #
+# Constants: weights and bias/scale records
+# --------------------------------------------------------------------------- #
+
+
+@dataclass(frozen=True)
+class ConstantBlob:
+    """Encoded constant data (16-byte padded) and the range the commands read it from."""
+
+    name: str
+    data: bytes
+    range: ethosu.AddressRangeAttr
+
+
+def constant_value(value: SSAValue, constants: Mapping[SSAValue, np.ndarray] | None = None) -> np.ndarray:
+    """The array of a constant operand: from `constants`, or its defining `arith.constant`."""
+    if constants is not None and value in constants:
+        return np.asarray(constants[value])
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr):
+        from cascade.interpreter.nn import constant_array
+
+        return constant_array(owner.value)
+    raise NpuLoweringError(f"operand {value.name_hint or value} is not a known constant")
+
+
+def bias_records(
+    bias: np.ndarray,
+    input_scale: float,
+    weight_scales: Sequence[float],
+    output_scale: float,
+) -> bytes:
+    """The `npu_encode_bias` records of every output channel, padded to 16 bytes.
+
+    Scale and shift reproduce TFLite's requantization exactly: `quantize_multiplier` of
+    `double(in_s) * double(w_s[c]) / double(out_s)` (`PopulateConvolutionQuantizationParams`),
+    and the NPU shift is `31 - shift` (the record's scale is a Q31 multiplier).
+    """
+    from ethosu.vela.api import npu_encode_bias
+
+    records = bytearray()
+    for channel, b in enumerate(np.asarray(bias, dtype=np.int64)):
+        real = float(input_scale) * float(weight_scales[channel]) / float(output_scale)
+        multiplier, shift = _npu_scale(real)
+        records += npu_encode_bias(np.int64(b), multiplier, shift)
+    return _pad16(records)
+
+
+def _npu_scale(real: float) -> tuple[int, int]:
+    """TFLite's `QuantizeMultiplier(real)` as the NPU's (Q31 scale, right shift) pair.
+
+    A multiplier TFLite flushes to zero (shift < -31) becomes scale 0, which the NPU scales to
+    0 as well; the 6-bit shift field cannot hold shifts beyond 63.
+    """
+    multiplier, shift = quantize_multiplier(real)
+    npu_shift = 31 - shift
+    if multiplier == 0:
+        return 0, 0
+    if not 0 <= npu_shift < 64:
+        raise NpuLoweringError(f"requantization scale {real!r} needs a shift of {npu_shift}, outside 0-63")
+    return multiplier, npu_shift
+
+
+def _mean_records(op: nn.MeanOp, depth: int) -> bytes:
+    """Bias records of a mean: bias 0 and TFLite's multiplier with 1/num folded in
+    (`reference_ops::QuantizedMeanOrSum`: `mult' = (mult << s) / num`, `shift' = shift - s`),
+    so the depthwise sum of `x - zp` scaled once is exactly TFLite's mean."""
+    from ethosu.vela.api import npu_encode_bias
+
+    _, height, width, _ = _shape(op.input)
+    count = height * width
+    multiplier, shift = quantize_multiplier(op.input_quant.scales[0] / op.output_quant.scales[0])
+    fold = min(count.bit_length() - 1, 32, 31 + shift)
+    folded, folded_shift = (multiplier << fold) // count, shift - fold
+    npu_shift = 31 - folded_shift
+    if not 0 <= npu_shift < 64:
+        raise NpuLoweringError(f"mean scale needs a shift of {npu_shift}, outside 0-63")
+    record = npu_encode_bias(np.int64(0), int(folded), int(npu_shift))
+    return _pad16(bytes(record) * depth)
+
+
+def choose_traversal(weights_ohwi: np.ndarray, is_depthwise: bool) -> ethosu.BlockTraversal:
+    """Vela's weight-traversal heuristic (`encode_weight_and_scale_tensor`, int8 IFM):
+    part-kernel-first if the IFM depth is at most 8 or its DPU utilisation is no worse."""
+    if is_depthwise:
+        return ethosu.BlockTraversal.DEPTH_FIRST
+    _, kh, kw, depth = weights_ohwi.shape
+    area = kh * kw
+    depth_utilisation = depth / _round_up(depth, 32)
+    part_kernel_utilisation = (depth / _round_up(depth, 8)) * (area / _round_up(area, 4))
+    if part_kernel_utilisation >= depth_utilisation or depth <= 8:
+        return ethosu.BlockTraversal.PART_KERNEL_FIRST
+    return ethosu.BlockTraversal.DEPTH_FIRST
+
+
+def encode_weights(
+    accelerator: str,
+    weights_ohwi: np.ndarray,
+    dilation: tuple[int, int],
+    block_depth: int,
+    is_depthwise: bool,
+    traversal: ethosu.BlockTraversal,
+) -> bytes:
+    """The MLW stream of OHWI weights (zero point already subtracted), padded to 16 bytes."""
+    from ethosu.vela import api
+
+    encoded = api.npu_encode_weights(
+        api.NpuAccelerator[ethosu.ACCELERATORS[accelerator]],
+        np.ascontiguousarray(weights_ohwi, dtype=np.int16),
+        (int(dilation[1]), int(dilation[0])),
+        8,
+        int(block_depth),
+        bool(is_depthwise),
+        api.NpuBlockTraversal[traversal.name],
+    )
+    return _pad16(encoded)
+
+
+# --------------------------------------------------------------------------- #
+# Block configs
+# --------------------------------------------------------------------------- #
+
+
+def block_configs(npu_op: ethosu.EthosUCommand, accelerator: str) -> list[tuple[int, int, int]]:
+    """`npu_find_block_configs` for a command (its weights are not needed)."""
+    from ethosu.vela import api
+
+    vela_op = npu_op.to_vela()
+    vela_op.weights, vela_op.biases = [], []
+    found = api.npu_find_block_configs(vela_op, api.NpuAccelerator[ethosu.ACCELERATORS[accelerator]])
+    return [(b.height, b.width, b.depth) for b in found]
+
+
+def pick_block_config(
+    candidates: Sequence[tuple[int, int, int]], ofm_shape: Sequence[int], depth: int | None = None
+) -> tuple[int, int, int]:
+    """The candidate covering most of the OFM stripe with the fewest wasted elements.
+
+    This is a simple stand-in for the cost model's choice (`performance.select_block_config`
+    works on its own op description): maximise the OFM volume one block covers, then prefer
+    the smaller block. `depth` restricts to one block depth (the weights' encoding depth).
+    """
+    pool = [b for b in candidates if depth is None or b[2] == depth]
+    if not pool:
+        raise NpuLoweringError(f"no valid block config of depth {depth} among {list(candidates)}")
+    height, width, channels = ofm_shape
+
+    def key(block: tuple[int, int, int]) -> tuple[int, int]:
+        covered = min(block[0], height) * min(block[1], width) * min(block[2], channels)
+        return (covered, -block[0] * block[1] * block[2])
+
+    return max(pool, key=key)
+
+
+# --------------------------------------------------------------------------- #
+# Lowering
+# --------------------------------------------------------------------------- #
+
+
+@dataclass
+class LoweredStripe:
+    """The commands of one output stripe."""
+
+    output: Box
+    commands: list[ethosu.EthosUCommand]
+
+
+@dataclass
+class LoweredOp:
+    """The commands of every stripe of one operator and the constants they read."""
+
+    stripes: list[LoweredStripe]
+    constants: list[ConstantBlob] = field(default_factory=list)
+
+    @property
+    def commands(self) -> list[ethosu.EthosUCommand]:
+        return [command for stripe in self.stripes for command in stripe.commands]
+
+    @property
+    def constant_data(self) -> bytes:
+        """All constants back to back, as placed from the first blob's address (the blobs
+        are contiguous and 16-byte padded, so this is the image to put in flash or SRAM)."""
+        return b"".join(blob.data for blob in self.constants)
+
+    @property
+    def constant_size(self) -> int:
+        """Bytes of `constant_data`; the layout does not depend on `constant_address`, so a
+        first lowering at address 0 sizes the space an allocator must reserve."""
+        return sum(len(blob.data) for blob in self.constants)
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
+
+
+def _activation(
+    op: Operation, quant: nn.QuantAttr, programmed_zero_point: int | None = None
+) -> ethosu.ActivationAttr | None:
+    """The fused activation as Vela's clamp, or None for no clamp.
+
+    The clamp is given in the real domain as `(q - zp) * scale` of TFLite's quantized bounds,
+    where zp is the zero point programmed on the OFM (`programmed_zero_point`, default the
+    tensor's); Vela quantizes it back with `zp + round(value / scale)`, which returns q.
+    """
+    attr = getattr(op, "activation", None)
+    name = "NONE" if attr is None else attr.data.upper()
+    scale, tensor_zero_point = quant.scales[0], quant.zero_points[0]
+    low, high = activation_range(name, scale, tensor_zero_point)
+    zero_point = tensor_zero_point if programmed_zero_point is None else programmed_zero_point
+    if (low, high) == (-128, 127):
+        return None
+    real_low = None if low == -128 else (low - zero_point) * scale
+    real_high = None if high == 127 else (high - zero_point) * scale
+    return ethosu.ActivationAttr(ethosu.ActivationKind.NONE_OR_RELU, real_low, real_high)
+
+
+def _window_input(
+    op: nn.WindowOperation | nn.NNOperation, output: Box, index: int = 0
+) -> tuple[Box, ethosu.PaddingAttr]:
+    """The clipped input box of an output box and the padding the NPU adds around it.
+
+    The padding is what the access relation reads outside the tensor: stripes inside the
+    tensor get none on that side (Vela's `create_padding`).
+    """
+    operand = op.operands[index]
+    shape = _shape(operand)
+    rank = len(_shape(op.results[0]))
+    relation = op.access_relations()[index]  # type: ignore[attr-defined]
+    out_region = output.to_region(rank)
+    unclipped = Box.from_region(relation.unclipped_input_region(out_region))
+    clipped = Box.from_region(relation.input_region(out_region, shape))
+    if clipped.height < 1 or clipped.width < 1:
+        # The NPU derives the IFM extent from the OFM box, so a box reading only padding
+        # cannot be expressed; the stripe must be merged with a neighbour.
+        raise NpuLoweringError(f"output stripe {output} reads only padding")
+    top = clipped.y - unclipped.y
+    left = clipped.x - unclipped.x
+    bottom = (unclipped.y + unclipped.height) - (clipped.y + clipped.height)
+    right = (unclipped.x + unclipped.width) - (clipped.x + clipped.width)
+    return clipped, ethosu.PaddingAttr(top, left, bottom, right)
+
+
+def _kernel(op: nn.WindowOperation) -> ethosu.KernelAttr:
+    (kh, kw), (sh, sw), (dh, dw) = op.kernel_size(), op.strides(), op.dilations()
+    return ethosu.KernelAttr(kh, kw, sh, sw, dh, dw)
+
+
+@dataclass
+class _Plan:
+    """What every stripe of one op shares: the constants and how they are encoded."""
+
+    accelerator: str
+    block_depth: int | None = None
+    traversal: ethosu.BlockTraversal = ethosu.BlockTraversal.DEPTH_FIRST
+    weights: np.ndarray | None = None  # OHWI, zero point subtracted
+    bias: np.ndarray | None = None  # int64 per output channel
+    lut: bytes | None = None  # 256 int8 entries, indexed by the input value + 128
+    lut_index: int = 0
+
+
+def lower_op(
+    op: Operation,
+    placements: Sequence[Placement],
+    stripes: Sequence[Box] | None = None,
+    *,
+    accelerator: str = "ethos-u55-128",
+    constant_region: int = 0,
+    constant_address: int = 0,
+    constants: Mapping[SSAValue, np.ndarray] | None = None,
+    lut_index: int = 0,
+) -> LoweredOp:
+    """Lowers `op` for the given output stripes (default: the whole output as one stripe).
+
+    `placements` has one entry per activation operand (in operand order, constants excluded)
+    followed by the output. Weights and bias records are encoded per output-channel slice, for
+    the block depth the slice's stripes use (normally one encoding per slice), and placed one
+    after the other at `constant_address` of `constant_region` (16-byte aligned); stripes that
+    split the output channels read the records of their channels only, as Vela does.
+
+    Table-lookup ops (`LUT_OPS`) place their 256-byte table among the constants and start
+    with a DMA of it into SHRAM slot `lut_index` (0-7); a scheduler may hoist or share it.
+    """
+    if not isinstance(op, SUPPORTED_OPS):
+        raise NpuLoweringError(f"{op.name} has no NPU lowering")
+    if ethosu.ACCELERATORS.get(accelerator, "").endswith("U65_512"):
+        raise NpuLoweringError("two-core Ethos-U65-512 weight streams are not supported")
+    out_shape = hwc_shape(_shape(op.results[0]))
+    if stripes is None:
+        stripes = [Box.full(out_shape)]
+    builder = _BUILDERS[type(op)]
+    plan = _Plan(accelerator, lut_index=lut_index)
+    _prepare_constants(op, plan, constants)
+    lowered = LoweredOp([])
+    address = constant_address
+    lut_dma: list[ethosu.EthosUCommand] = []
+    if plan.lut is not None:
+        blob = ConstantBlob(
+            f"{op.results[0].name_hint or op.name}_lut",
+            plan.lut,
+            ethosu.AddressRangeAttr(constant_region, address, len(plan.lut)),
+        )
+        lowered.constants.append(blob)
+        address += len(plan.lut)
+        lut_dma.append(ethosu.DmaOp(blob.range, lut_slot(accelerator, lut_index)))
+    # Weights are encoded for one block depth: the first stripe of a channel slice picks it,
+    # later stripes of the slice keep it when they can (else the slice is encoded again).
+    slice_depth: dict[tuple[int, int], int] = {}
+    encoded: dict[tuple[int, int, int], tuple[ethosu.AddressRangeAttr, ethosu.AddressRangeAttr]] = {}
+    for stripe in stripes:
+        probe = builder(op, placements, stripe, plan, None, (1, 1, 1))
+        candidates = block_configs(probe, accelerator)
+        ranges = None
+        if plan.weights is None:
+            stripe_block = pick_block_config(candidates, stripe.shape)
+        else:
+            key = (stripe.c, stripe.depth)
+            preferred = slice_depth.get(key)
+            if preferred is not None and any(b[2] == preferred for b in candidates):
+                stripe_block = pick_block_config(candidates, stripe.shape, preferred)
+            else:
+                stripe_block = pick_block_config(candidates, stripe.shape)
+                slice_depth.setdefault(key, stripe_block[2])
+            plan.block_depth = stripe_block[2]
+            if (*key, plan.block_depth) not in encoded:
+                blobs = _encode_slice(op, plan, stripe.c, stripe.depth, constant_region, address)
+                address = blobs[-1].range.address + blobs[-1].range.length
+                lowered.constants.extend(blobs)
+                encoded[(*key, plan.block_depth)] = (blobs[0].range, blobs[1].range)
+            ranges = encoded[(*key, plan.block_depth)]
+        command = builder(op, placements, stripe, plan, ranges, stripe_block)
+        extra: list[ethosu.EthosUCommand] = []
+        if isinstance(op, nn.PadOp):
+            interior, _ = _pad_interior(op, stripe)
+            if interior is not None:
+                for box in _pad_border(stripe, interior):
+                    fill_probe = _pad_fill(op, placements, box, (1, 1, 1))
+                    fill_block = pick_block_config(block_configs(fill_probe, accelerator), box.shape)
+                    extra.append(_pad_fill(op, placements, box, fill_block))
+        lowered.stripes.append(LoweredStripe(stripe, [*lut_dma, command, *extra]))
+        lut_dma = []
+    return lowered
+
+
+def lut_slot(accelerator: str, index: int) -> ethosu.AddressRangeAttr:
+    """The SHRAM range of 8-bit LUT slot `index` (Vela's `shram_lut_address + 256 * index`)."""
+    from cascade.interpreter.ethosu import shram_layout
+
+    if not 0 <= index < 8:
+        raise NpuLoweringError(f"LUT index must be 0-7, got {index}")
+    _, lut_start = shram_layout(accelerator)
+    return ethosu.AddressRangeAttr(ethosu.SHRAM_REGION, lut_start + 256 * index, 256)
+
+
+def lut_values(op: Operation) -> np.ndarray:
+    """The int8 table of a unary op: its reference kernel applied to -128..127."""
+    from cascade.interpreter import kernels
+
+    assert isinstance(op, nn.UnaryOperation)
+    quant = {
+        "input_scale": op.input_quant.scales[0],
+        "input_zero_point": op.input_quant.zero_points[0],
+        "output_scale": op.output_quant.scales[0],
+        "output_zero_point": op.output_quant.zero_points[0],
+    }
+    x = np.arange(-128, 128, dtype=np.int64).astype(np.int8)
+    if isinstance(op, nn.TanhOp):
+        return np.asarray(kernels.tanh(x, **quant))
+    if isinstance(op, nn.SigmoidOp):
+        return np.asarray(kernels.sigmoid(x, **quant))
+    if isinstance(op, nn.LeakyReluOp):
+        return np.asarray(kernels.leaky_relu(x, alpha=op.alpha.value.data, **quant))
+    raise NpuLoweringError(f"{op.name} has no lookup table")
+
+
+def _prepare_constants(op: Operation, plan: _Plan, constants: Mapping[SSAValue, np.ndarray] | None) -> None:
+    """Weights in OHWI with the zero point subtracted, and the traversal Vela would choose."""
+    if isinstance(op, nn.ConvolutionOperation | nn.FullyConnectedOp) and (bias := op.bias) is not None:
+        plan.bias = constant_value(bias, constants).astype(np.int64)
+    if isinstance(op, nn.Conv2DOp):
+        plan.weights = constant_value(op.weight, constants).astype(np.int16)
+        plan.traversal = choose_traversal(plan.weights, False)
+    elif isinstance(op, nn.DepthwiseConv2DOp):
+        if op.depth_multiplier() != 1:
+            raise NpuLoweringError("depthwise convolution with a depth multiplier needs a rewrite first")
+        weights = constant_value(op.weight, constants).astype(np.int16)  # 1HWC
+        plan.weights = np.transpose(weights, (3, 1, 2, 0))  # OHWI with I = 1
+    elif isinstance(op, nn.FullyConnectedOp):
+        weights = constant_value(op.weight, constants).astype(np.int16)  # [O, K]
+        quant = op.weight_quant
+        zero_point = 0 if quant.is_per_channel else quant.zero_points[0]
+        plan.weights = (weights - zero_point)[:, None, None, :]
+        if np.abs(plan.weights).max(initial=0) > 255:
+            raise NpuLoweringError("fully connected weights minus zero point exceed the 9-bit weight range")
+        plan.traversal = choose_traversal(plan.weights, False)
+    elif isinstance(op, LUT_OPS):
+        plan.lut = lut_values(op).astype(np.int8).tobytes()
+    elif isinstance(op, nn.MeanOp):
+        shape = _shape(op.input)
+        if len(shape) != 4 or op.reduced_axes() != (1, 2):
+            raise NpuLoweringError("only a mean over height and width is lowered")
+        _, height, width, depth = shape
+        if height > ethosu.CONV_MAX_DILATED_HEIGHT or height * width > ethosu.CONV_MAX_DILATED_AREA:
+            raise NpuLoweringError(f"a {height}x{width} mean exceeds the depthwise kernel limits")
+        plan.weights = np.ones((depth, height, width, 1), dtype=np.int16)
+
+
+def _encode_slice(op: Operation, plan: _Plan, first: int, depth: int, region: int, address: int) -> list[ConstantBlob]:
+    """Bias records then weights for output channels `[first, first + depth)`."""
+    assert plan.weights is not None
+    assert plan.block_depth is not None
+    channels = slice(first, first + depth)
+    out_channels = plan.weights.shape[0]
+    bias = plan.bias if plan.bias is not None else np.zeros(out_channels, dtype=np.int64)
+    input_quant: nn.QuantAttr = op.input_quant  # type: ignore[attr-defined]
+    output_quant: nn.QuantAttr = op.output_quant  # type: ignore[attr-defined]
+    if isinstance(op, nn.MeanOp):
+        records = _mean_records(op, depth)
+    else:
+        weight_quant: nn.QuantAttr = op.weight_quant  # type: ignore[attr-defined]
+        scales = list(weight_quant.scales)
+        if len(scales) == 1:
+            scales *= out_channels
+        records = bias_records(bias[channels], input_quant.scales[0], scales[channels], output_quant.scales[0])
+    dilation = op.dilations() if isinstance(op, nn.WindowOperation) else (1, 1)
+    stream = encode_weights(
+        plan.accelerator,
+        plan.weights[channels],
+        dilation,
+        plan.block_depth,
+        isinstance(op, nn.DepthwiseConv2DOp | nn.MeanOp),
+        plan.traversal,
+    )
+    name = op.results[0].name_hint or op.name
+    bias_blob = ConstantBlob(f"{name}_bias_{first}", records, ethosu.AddressRangeAttr(region, address, len(records)))
+    weight_address = address + len(records)
+    weight_blob = ConstantBlob(
+        f"{name}_weights_{first}", stream, ethosu.AddressRangeAttr(region, weight_address, len(stream))
+    )
+    return [bias_blob, weight_blob]
+
+
+_Ranges = tuple[ethosu.AddressRangeAttr, ethosu.AddressRangeAttr] | None
+
+
+def _conv(
+    op: nn.Conv2DOp | nn.DepthwiseConv2DOp,
+    placements: Sequence[Placement],
+    stripe: Box,
+    plan: _Plan,
+    ranges: _Ranges,
+    block: tuple[int, int, int],
+) -> ethosu.EthosUCommand:
+    in_box, padding = _window_input(op, stripe)
+    depthwise = isinstance(op, nn.DepthwiseConv2DOp)
+    if depthwise:  # each output channel reads its own input channel
+        in_box = Box(in_box.y, in_box.x, stripe.c, in_box.height, in_box.width, stripe.depth)
+    ifm = placements[0].feature_map(in_box, op.input_quant)
+    ofm = placements[-1].feature_map(stripe, op.output_quant)
+    biases, weights = ranges if ranges is not None else ((), ())
+    cls = ethosu.DepthwiseConv2DOp if depthwise else ethosu.Conv2DOp
+    return cls(
+        ifm=ifm,
+        ofm=ofm,
+        kernel=_kernel(op),
+        padding=padding,
+        weights=[weights] if weights else [],
+        biases=[biases] if biases else [],
+        block_config=block,
+        block_traversal=plan.traversal,
+        activation=_activation(op, op.output_quant),
+    )
+
+
+def _fully_connected(
+    op: nn.FullyConnectedOp,
+    placements: Sequence[Placement],
+    stripe: Box,
+    plan: _Plan,
+    ranges: _Ranges,
+    block: tuple[int, int, int],
+) -> ethosu.EthosUCommand:
+    """A 1x1 convolution over `[N, 1, K]`: each input row is one output row."""
+    depth = _shape(op.input)[-1]
+    in_box = Box(stripe.y, 0, 0, stripe.height, 1, depth)
+    biases, weights = ranges if ranges is not None else ((), ())
+    return ethosu.Conv2DOp(
+        ifm=placements[0].feature_map(in_box, op.input_quant),
+        ofm=placements[-1].feature_map(stripe, op.output_quant),
+        kernel=ethosu.KernelAttr(1, 1),
+        padding=ethosu.PaddingAttr(0, 0, 0, 0),
+        weights=[weights] if weights else [],
+        biases=[biases] if biases else [],
+        block_config=block,
+        block_traversal=plan.traversal,
+        activation=_activation(op, op.output_quant),
+    )
+
+
+def _pool(
+    op: nn.Pool2DOp,
+    placements: Sequence[Placement],
+    stripe: Box,
+    plan: _Plan,
+    ranges: _Ranges,
+    block: tuple[int, int, int],
+) -> ethosu.EthosUCommand:
+    in_box, padding = _window_input(op, stripe)
+    kind = ethosu.PoolingKind.MAX if op.kind.data == nn.PoolKind.MAX else ethosu.PoolingKind.AVERAGE
+    # Input and output share one quantization, and TFLite pools the raw values: programming
+    # zero point 0 on both sides makes the NPU average (and round) the raw values too, instead
+    # of `x - zp`, whose half-way cases round differently.
+    scale = op.input_quant.scales[0]
+    return ethosu.PoolingOp(
+        kind,
+        ifm=placements[0].feature_map(in_box, (scale, 0)),
+        ofm=placements[-1].feature_map(stripe, (scale, 0)),
+        kernel=_kernel(op),
+        padding=padding,
+        block_config=block,
+        activation=_activation(op, op.output_quant, programmed_zero_point=0),
+    )
+
+
+def _rescale(
+    op: nn.RescaleOp,
+    placements: Sequence[Placement],
+    stripe: Box,
+    plan: _Plan,
+    ranges: _Ranges,
+    block: tuple[int, int, int],
+) -> ethosu.EthosUCommand:
+    """TFLite QUANTIZE int8 -> int8: a 1x1 average pool with Vela's fused-quantize scaling
+    (`quantise_scale(double(in_s) / double(out_s))`)."""
+    return ethosu.PoolingOp(
+        ethosu.PoolingKind.AVERAGE,
+        ifm=placements[0].feature_map(stripe, op.input_quant),
+        ofm=placements[-1].feature_map(stripe, op.output_quant),
+        kernel=ethosu.KernelAttr(1, 1),
+        padding=ethosu.PaddingAttr(0, 0, 0, 0),
+        block_config=block,
+        fused_quantize=True,
+    )
+
+
+_ELEMENTWISE = {
+    nn.AddOp: ethosu.ElementwiseKind.ADD,
+    nn.SubOp: ethosu.ElementwiseKind.SUB,
+    nn.MulOp: ethosu.ElementwiseKind.MUL,
+    nn.MinimumOp: ethosu.ElementwiseKind.MIN,
+    nn.MaximumOp: ethosu.ElementwiseKind.MAX,
+}
+
+
+def _binary(
+    op: nn.BinaryOperation,
+    placements: Sequence[Placement],
+    stripe: Box,
+    plan: _Plan,
+    ranges: _Ranges,
+    block: tuple[int, int, int],
+) -> ethosu.EthosUCommand:
+    """A binary elementwise op. The NPU broadcasts only IFM2 (along H, W or C, from size 1),
+    so a broadcast first operand is swapped into IFM2 with `reversed_operands`, which keeps
+    the operand order of SUB (Vela's `ifm_ifm2_correct_order`)."""
+    out_shape = _shape(op.output)
+    shapes = (_shape(op.input), _shape(op.input2))
+    if any(len(s) != len(out_shape) for s in shapes):
+        raise NpuLoweringError("broadcasting operands of different ranks are not lowered")
+    rank = len(out_shape)
+    boxes = [Box.from_region(region) for region in op.input_regions(stripe.to_region(rank))]
+    operands = [
+        (placements[0], boxes[0], op.input_quant),
+        (placements[1], boxes[1], op.input2_quant),
+    ]
+    reversed_operands = shapes[0] != out_shape
+    if reversed_operands:
+        if shapes[1] != out_shape:
+            raise NpuLoweringError("both operands broadcast: not expressible with one IFM2 broadcast")
+        operands.reverse()
+    (first, first_box, first_quant), (second, second_box, second_quant) = operands
+    return ethosu.ElementwiseOp(
+        _ELEMENTWISE[type(op)],
+        ifm=first.feature_map(first_box, first_quant),
+        ifm2=second.feature_map(second_box, second_quant),
+        ofm=placements[-1].feature_map(stripe, op.output_quant),
+        block_config=block,
+        reversed_operands=reversed_operands,
+        activation=_activation(op, op.output_quant),
+    )
+
+
+def _table_lookup(
+    op: nn.UnaryOperation,
+    placements: Sequence[Placement],
+    stripe: Box,
+    plan: _Plan,
+    ranges: _Ranges,
+    block: tuple[int, int, int],
+) -> ethosu.EthosUCommand:
+    """Vela's LUT rewrite (`convert_to_lut`): ADD of scalar 0 with the OFM quantized like the
+    IFM, so the value reaching the table is the input itself, then TABLE_LOOKUP."""
+    scale, zero_point = op.input_quant.scales[0], op.input_quant.zero_points[0]
+    return ethosu.ElementwiseOp(
+        ethosu.ElementwiseKind.ADD,
+        ifm=placements[0].feature_map(stripe, (scale, zero_point)),
+        ifm2=ethosu.ScalarAttr(0.0, ethosu.DataType.INT8, (scale, 0)),
+        ofm=placements[-1].feature_map(stripe, (scale, zero_point)),
+        block_config=block,
+        activation=ethosu.ActivationAttr(ethosu.ActivationKind.TABLE_LOOKUP, lookup_table_index=plan.lut_index),
+    )
+
+
+def _mean(
+    op: nn.MeanOp,
+    placements: Sequence[Placement],
+    stripe: Box,
+    plan: _Plan,
+    ranges: _Ranges,
+    block: tuple[int, int, int],
+) -> ethosu.EthosUCommand:
+    """A depthwise convolution whose kernel covers the whole height and width, weights 1."""
+    _, height, width, _ = _shape(op.input)
+    in_box = Box(0, 0, stripe.c, height, width, stripe.depth)
+    biases, weights = ranges if ranges is not None else ((), ())
+    return ethosu.DepthwiseConv2DOp(
+        ifm=placements[0].feature_map(in_box, op.input_quant),
+        ofm=placements[-1].feature_map(stripe, op.output_quant),
+        kernel=ethosu.KernelAttr(height, width),
+        padding=ethosu.PaddingAttr(0, 0, 0, 0),
+        weights=[weights] if weights else [],
+        biases=[biases] if biases else [],
+        block_config=block,
+    )
+
+
+def _resize(
+    op: nn.ResizeOp,
+    placements: Sequence[Placement],
+    stripe: Box,
+    plan: _Plan,
+    ranges: _Ranges,
+    block: tuple[int, int, int],
+) -> ethosu.EthosUCommand:
+    """2x nearest-neighbour resize: a 1x1 pool copying raw values (zero points 0) of the IFM
+    upscaled 2x2 by the NPU (`ifm_upscale nearest`)."""
+    if op.mode.data != nn.ResizeMode.NEAREST or op.factors() != (2, 2) or op.align_corners.value.data:
+        raise NpuLoweringError("only 2x nearest resize without align_corners is lowered")
+    if op.input_quant != op.output_quant:
+        raise NpuLoweringError("a requantizing resize is not lowered")
+    if stripe.y % 2 or stripe.x % 2:
+        raise NpuLoweringError("an upscaled stripe must start on an even row and column")
+    scale = op.input_quant.scales[0]
+    in_box = Box(stripe.y // 2, stripe.x // 2, stripe.c, -(-stripe.height // 2), -(-stripe.width // 2), stripe.depth)
+    return ethosu.PoolingOp(
+        ethosu.PoolingKind.AVERAGE,
+        ifm=placements[0].feature_map(in_box, (scale, 0)),
+        ofm=placements[-1].feature_map(stripe, (scale, 0)),
+        kernel=ethosu.KernelAttr(1, 1),
+        padding=ethosu.PaddingAttr(0, 0, 0, 0),
+        block_config=block,
+        ifm_upscale=ethosu.ResamplingMode.NEAREST,
+    )
+
+
+def _pad_op(
+    op: nn.PadOp,
+    placements: Sequence[Placement],
+    stripe: Box,
+    plan: _Plan,
+    ranges: _Ranges,
+    block: tuple[int, int, int],
+) -> ethosu.EthosUCommand:
+    """The copy of the stripe's interior (a raw 1x1 pool); `_pad_fills` writes the border."""
+    interior, source = _pad_interior(op, stripe)
+    if interior is None or source is None:
+        return _pad_fill(op, placements, stripe, block)
+    scale = op.input_quant.scales[0]
+    return ethosu.PoolingOp(
+        ethosu.PoolingKind.AVERAGE,
+        ifm=placements[0].feature_map(source, (scale, 0)),
+        ofm=placements[-1].feature_map(interior, (scale, 0)),
+        kernel=ethosu.KernelAttr(1, 1),
+        padding=ethosu.PaddingAttr(0, 0, 0, 0),
+        block_config=block,
+    )
+
+
+def _pad_interior(op: nn.PadOp, stripe: Box) -> tuple[Box | None, Box | None]:
+    """The part of an output stripe copied from the input, and where in the input it is."""
+    pads = op.pads()
+    if len(pads) != 4 or pads[0] != (0, 0) or pads[3] != (0, 0):
+        raise NpuLoweringError("only padding of height and width is lowered")
+    if op.input_quant != op.output_quant:
+        raise NpuLoweringError("a requantizing pad is not lowered")
+    (top, _), (left, _) = pads[1], pads[2]
+    _, height, width, _ = _shape(op.input)
+    y0, y1 = max(stripe.y, top), min(stripe.y + stripe.height, top + height)
+    x0, x1 = max(stripe.x, left), min(stripe.x + stripe.width, left + width)
+    if y0 >= y1 or x0 >= x1:
+        return None, None
+    interior = Box(y0, x0, stripe.c, y1 - y0, x1 - x0, stripe.depth)
+    return interior, Box(y0 - top, x0 - left, stripe.c, y1 - y0, x1 - x0, stripe.depth)
+
+
+def _pad_fill(
+    op: nn.PadOp, placements: Sequence[Placement], box: Box, block: tuple[int, int, int]
+) -> ethosu.EthosUCommand:
+    """Fills `box` of the output with the pad value (the output zero point): the box times a
+    scalar 0, plus the OFM zero point (Vela fills borders with a zero-valued input)."""
+    scale, zero_point = op.output_quant.scales[0], op.output_quant.zero_points[0]
+    fm = placements[-1].feature_map(box, (scale, zero_point))
+    return ethosu.ElementwiseOp(
+        ethosu.ElementwiseKind.MUL,
+        ifm=fm,
+        ifm2=ethosu.ScalarAttr(0.0, ethosu.DataType.INT8, (1.0, 0)),
+        ofm=fm,
+        block_config=block,
+    )
+
+
+def _pad_border(stripe: Box, interior: Box | None) -> list[Box]:
+    """The boxes of a stripe outside its interior: full-width bands above and below, then the
+    left and right parts of the interior rows."""
+    if interior is None:
+        return [stripe]
+    boxes = []
+    end_y, end_x = stripe.y + stripe.height, stripe.x + stripe.width
+    if interior.y > stripe.y:
+        boxes.append(Box(stripe.y, stripe.x, stripe.c, interior.y - stripe.y, stripe.width, stripe.depth))
+    if interior.y + interior.height < end_y:
+        below = interior.y + interior.height
+        boxes.append(Box(below, stripe.x, stripe.c, end_y - below, stripe.width, stripe.depth))
+    if interior.x > stripe.x:
+        boxes.append(Box(interior.y, stripe.x, stripe.c, interior.height, interior.x - stripe.x, stripe.depth))
+    if interior.x + interior.width < end_x:
+        right = interior.x + interior.width
+        boxes.append(Box(interior.y, right, stripe.c, interior.height, end_x - right, stripe.depth))
+    return boxes
+
+
+_BUILDERS = {
+    nn.Conv2DOp: _conv,
+    nn.DepthwiseConv2DOp: _conv,
+    nn.FullyConnectedOp: _fully_connected,
+    nn.Pool2DOp: _pool,
+    nn.RescaleOp: _rescale,
+    nn.TanhOp: _table_lookup,
+    nn.SigmoidOp: _table_lookup,
+    nn.LeakyReluOp: _table_lookup,
+    nn.MeanOp: _mean,
+    nn.ResizeOp: _resize,
+    nn.PadOp: _pad_op,
+    **{kind: _binary for kind in _ELEMENTWISE},
+}

@@ -1,0 +1,506 @@
+"""Serialization of `ethosu.command_stream` through Vela, and its inverse, a disassembler.
+
+* `command_stream_words` / `command_stream_bytes`: `npu_generate_register_command_stream`
+  (register shadowing, DMA/kernel waits, BLOCKDEP, SHRAM layout are Vela's).
+* `driver_payload`: `npu_create_driver_payload` (the COP1 blob the Ethos-U driver runs).
+* `decode_registers`: replays register writes and snapshots the register file at every
+  `NPU_OP_*` command (the hardware's view of an operation).
+* `disassemble`: words, raw command-stream bytes, a COP1 driver payload, or a Vela-written
+  `.tflite` (its `ethos-u` custom operator) back into an `ethosu.command_stream`.
+
+What a register stream does not hold, and so what `disassemble` cannot recover:
+quantization *scales* (conv scales live in the bias records; pooling/elementwise scales are
+only present as the integer OFM/OPA/OPB scale registers), `fused_quantize`, explicit
+`rescale`, debug names, and the IFM's full height/width (the hardware derives them from the
+OFM box, kernel, stride and padding; the lowering always programs exactly that shape). The
+disassembled feature maps therefore carry `quant <none:zp>` and clamps relative to the zero
+point; `command_signature` compares two streams modulo exactly those fields.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cascade.dialects import ethosu
+
+__all__ = [
+    "DecodedOperation",
+    "command_from_registers",
+    "command_signature",
+    "command_stream_bytes",
+    "command_stream_words",
+    "command_words",
+    "decode_registers",
+    "disassemble",
+    "driver_payload",
+    "stream_signature",
+    "vela_accelerator",
+]
+
+PAYLOAD_FLAG = 0x4000
+"""Bit 14 of a command word: a 32-bit payload word follows (`CmdMode.Payload32`)."""
+
+OPCODE_MASK = 0x3FF
+
+_COP1 = int.from_bytes(b"COP1", "little")
+_DA_CMD_STREAM = 0x02
+_DA_CONFIG = 0x01
+_DA_NOP = 0x05
+
+
+def vela_accelerator(accelerator: str) -> Any:
+    """The `NpuAccelerator` of one of our accelerator names."""
+    from ethosu.vela import api
+
+    return api.NpuAccelerator[ethosu.ACCELERATORS[accelerator]]
+
+
+def command_stream_words(stream: ethosu.CommandStreamOp) -> list[int]:
+    """The register command stream of `stream`: 32-bit words, ending with `NPU_OP_STOP`."""
+    from ethosu.vela import api
+
+    return list(api.npu_generate_register_command_stream(stream.to_vela(), stream.vela_accelerator))
+
+
+def command_stream_bytes(stream: ethosu.CommandStreamOp, accelerator: str | None = None) -> bytes:
+    """The register command stream as little-endian bytes. `accelerator` overrides the one
+    the stream names."""
+    if accelerator is not None and accelerator != stream.accelerator.data:
+        stream = ethosu.CommandStreamOp(accelerator, [op.clone() for op in stream.commands])
+    words = command_stream_words(stream)
+    return struct.pack(f"<{len(words)}I", *words)
+
+
+def driver_payload(stream: ethosu.CommandStreamOp | Sequence[int], accelerator: str | None = None) -> bytes:
+    """The COP1 driver payload of a stream (or of its words, with `accelerator`)."""
+    from ethosu.vela import api
+
+    if isinstance(stream, ethosu.CommandStreamOp):
+        words = command_stream_words(stream)
+        accelerator = accelerator or stream.accelerator.data
+    else:
+        words = list(stream)
+    if accelerator is None:
+        raise ValueError("driver_payload of raw words needs an accelerator")
+    return api.npu_create_driver_payload(words, vela_accelerator(accelerator))
+
+
+# --------------------------------------------------------------------------- #
+# Decoding
+# --------------------------------------------------------------------------- #
+
+
+@dataclass
+class DecodedOperation:
+    """One `NPU_OP_*` command with the register file as it stood when it was issued.
+
+    `registers` maps a register name (`cmd0`/`cmd1` member name without `NPU_SET_`) to its
+    16-bit parameter, and `payloads` maps cmd1 registers to their 32-bit payload.
+    `waits` lists the `NPU_OP_DMA_WAIT`/`NPU_OP_KERNEL_WAIT` commands issued before it.
+    """
+
+    opcode: str
+    param: int
+    registers: dict[str, int]
+    payloads: dict[str, int]
+    offset: int
+    waits: list[tuple[str, int]] = field(default_factory=list)
+
+    def reg(self, name: str, signed: bool = False) -> int:
+        value = self.registers[name]
+        return value - 0x10000 if signed and value & 0x8000 else value
+
+    def address(self, name: str) -> int:
+        """A cmd1 address: the payload plus the high bits Vela puts in the parameter."""
+        return self.payloads[name] | (self.registers.get(name, 0) << 32)
+
+
+def decode_registers(words: Sequence[int]) -> list[DecodedOperation]:
+    """Replays a register command stream; one `DecodedOperation` per operation command.
+
+    `NPU_OP_STOP` ends decoding; `NPU_OP_*_WAIT` are attached to the next operation.
+    """
+    from ethosu.vela.ethos_u55_regs.ethos_u55_regs import cmd0, cmd1
+
+    registers: dict[str, int] = {}
+    payloads: dict[str, int] = {}
+    operations: list[DecodedOperation] = []
+    waits: list[tuple[str, int]] = []
+    index = 0
+    while index < len(words):
+        word = int(words[index])
+        code, param = word & 0xFFFF, (word >> 16) & 0xFFFF
+        offset = index * 4
+        if code & PAYLOAD_FLAG:
+            if index + 1 >= len(words):
+                raise ValueError(f"command at byte {offset:#x} lacks its payload word")
+            name = cmd1(code & OPCODE_MASK).name.removeprefix("NPU_SET_")
+            registers[name] = param
+            payloads[name] = int(words[index + 1])
+            index += 2
+            continue
+        name = cmd0(code & OPCODE_MASK).name
+        index += 1
+        if name == "NPU_OP_STOP":
+            break
+        if name in ("NPU_OP_DMA_WAIT", "NPU_OP_KERNEL_WAIT"):
+            waits.append((name, param))
+        elif name.startswith("NPU_OP_"):
+            if name not in ("NPU_OP_IRQ", "NPU_OP_PMU_MASK"):
+                operations.append(DecodedOperation(name, param, dict(registers), dict(payloads), offset, waits))
+                waits = []
+        else:
+            registers[name.removeprefix("NPU_SET_")] = param
+    return operations
+
+
+def _words_from_bytes(data: bytes) -> list[int]:
+    if len(data) % 4:
+        raise ValueError(f"a command stream is whole 32-bit words, got {len(data)} bytes")
+    return list(struct.unpack(f"<{len(data) // 4}I", data))
+
+
+def _payload_words(words: list[int]) -> list[int]:
+    """The register command stream inside a COP1 driver payload."""
+    index = 1
+    while index < len(words):
+        tag = words[index]
+        kind = tag & 0xFF
+        if kind == _DA_CONFIG:
+            index += 3
+        elif kind == _DA_NOP:
+            index += 1
+        elif kind == _DA_CMD_STREAM:
+            length = ((tag >> 8) & 0xFF) << 16 | (tag >> 16)
+            return words[index + 1 : index + 1 + length]
+        else:
+            raise ValueError(f"unsupported driver action {kind:#x} in the COP1 payload")
+    raise ValueError("COP1 payload without a command stream")
+
+
+def _accelerator_from_payload(words: list[int]) -> str | None:
+    """Our accelerator name from a COP1 config word (product, MACs per cycle)."""
+    if len(words) < 3 or words[1] & 0xFF != _DA_CONFIG:
+        return None
+    config = words[2]
+    macs = 1 << (config & 0xF)
+    product = (config >> 28) & 0xF
+    name = f"ethos-u{65 if product == 1 else 55}-{macs}"
+    return name if name in ethosu.ACCELERATORS else None
+
+
+def command_words(data: bytes | bytearray) -> list[int]:
+    """The register command stream in raw little-endian bytes or in a COP1 driver payload
+    (e.g. `cmd_data` of `vela --output-format raw`)."""
+    words = _words_from_bytes(bytes(data))
+    return _payload_words(words) if words and words[0] == _COP1 else words
+
+
+def _tflite_payloads(path: Path) -> list[bytes]:
+    """The custom-options payloads of every `ethos-u` operator of a Vela-written .tflite."""
+    from ethosu.vela.tflite.Model import Model
+
+    buffer = path.read_bytes()
+    model = Model.GetRootAsModel(buffer, 0)
+    payloads = []
+    for s in range(model.SubgraphsLength()):
+        subgraph = model.Subgraphs(s)
+        for o in range(subgraph.OperatorsLength()):
+            op = subgraph.Operators(o)
+            code = model.OperatorCodes(op.OpcodeIndex())
+            if code.CustomCode() == b"ethos-u":
+                # Input 0 of the custom operator is the command stream tensor.
+                tensor = subgraph.Tensors(op.Inputs(0))
+                data = model.Buffers(tensor.Buffer()).DataAsNumpy()
+                payloads.append(bytes(data.tobytes()))
+    return payloads
+
+
+def disassemble(
+    data: Sequence[int] | bytes | bytearray | str | Path,
+    accelerator: str | None = None,
+) -> ethosu.CommandStreamOp:
+    """Decodes a register command stream back into `ethosu` ops.
+
+    `data` is a list of words, raw little-endian command-stream bytes, a COP1 driver payload,
+    or the path of a Vela-written `.tflite` (its first `ethos-u` operator). The accelerator is
+    read from a COP1 header when there is one, else `accelerator` (default ethos-u55-128).
+    """
+    if isinstance(data, str | Path):
+        payloads = _tflite_payloads(Path(data))
+        if not payloads:
+            raise ValueError(f"{data} has no ethos-u operator")
+        data = payloads[0]
+    if isinstance(data, bytes | bytearray):
+        words = _words_from_bytes(bytes(data))
+    else:
+        words = [int(w) for w in data]
+    if words and words[0] == _COP1:
+        accelerator = accelerator or _accelerator_from_payload(words)
+        words = _payload_words(words)
+    commands = [command_from_registers(op) for op in decode_registers(words)]
+    return ethosu.CommandStreamOp(accelerator or "ethos-u55-128", commands)
+
+
+_DATA_TYPES = {
+    (0, 0): ethosu.DataType.UINT8,
+    (0, 1): ethosu.DataType.INT8,
+    (1, 0): ethosu.DataType.UINT16,
+    (1, 1): ethosu.DataType.INT16,
+    (2, 1): ethosu.DataType.INT32,
+    (2, 0): ethosu.DataType.INT32,
+}
+_ROUNDING = [ethosu.RoundingMode.TFL, ethosu.RoundingMode.TRUNCATE, ethosu.RoundingMode.NATURAL]
+_UPSCALE = [ethosu.ResamplingMode.NONE, ethosu.ResamplingMode.NEAREST, ethosu.ResamplingMode.TRANSPOSE]
+_POOLING = [ethosu.PoolingKind.MAX, ethosu.PoolingKind.AVERAGE, ethosu.PoolingKind.REDUCE_SUM]
+_ELEMENTWISE = [
+    ethosu.ElementwiseKind.MUL,
+    ethosu.ElementwiseKind.ADD,
+    ethosu.ElementwiseKind.SUB,
+    ethosu.ElementwiseKind.MIN,
+    ethosu.ElementwiseKind.MAX,
+    ethosu.ElementwiseKind.LRELU,
+    ethosu.ElementwiseKind.ABS,
+    ethosu.ElementwiseKind.CLZ,
+    ethosu.ElementwiseKind.SHR,
+    ethosu.ElementwiseKind.SHL,
+]
+
+
+def _feature_map(
+    op: DecodedOperation,
+    prefix: str,
+    shape: tuple[int, int, int],
+    precision: int,
+    precision_shift: int,
+) -> ethosu.FeatureMapAttr:
+    """An IFM/IFM2/OFM from its registers; `shape` is supplied by the caller."""
+    data_type = _DATA_TYPES[((precision >> precision_shift) & 3, precision & 1)]
+    layout = ethosu.Layout.NHCWB16 if precision & (1 << 6) else ethosu.Layout.NHWC
+    tiles = ethosu.TileBoxAttr(
+        op.reg(f"{prefix}_HEIGHT0_M1") + 1,
+        op.reg(f"{prefix}_HEIGHT1_M1") + 1,
+        op.reg(f"{prefix}_WIDTH0_M1") + 1,
+        tuple(op.address(f"{prefix}_BASE{i}") for i in range(4)),
+    )
+    strides = (op.address(f"{prefix}_STRIDE_Y"), op.address(f"{prefix}_STRIDE_X"), op.address(f"{prefix}_STRIDE_C"))
+    return ethosu.FeatureMapAttr(
+        data_type,
+        op.reg(f"{prefix}_REGION"),
+        shape,
+        tiles,
+        layout,
+        (None, op.reg(f"{prefix}_ZERO_POINT", signed=True)),
+        strides=strides,
+    )
+
+
+def _activation(op: DecodedOperation, ofm: ethosu.FeatureMapAttr) -> ethosu.ActivationAttr | None:
+    """The clamp relative to the OFM zero point (scale 1, as Vela quantizes without a scale)."""
+    code = op.reg("ACTIVATION") & 0xFFF
+    low, high = op.reg("ACTIVATION_MIN", signed=True), op.reg("ACTIVATION_MAX", signed=True)
+    dtype = ofm.data_type.data
+    bits = dtype.size_in_bytes * 8
+    signed = dtype.name.startswith("INT")
+    type_min = -(1 << (bits - 1)) if signed else 0
+    type_max = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+    type_min, type_max = max(type_min, -(1 << 15)), min(type_max, (1 << 15) - 1)
+    quant = ofm.quantization_or_none
+    zero_point = 0 if quant is None else quant.zero_point.data
+    real_low = None if low == type_min else float(low - zero_point)
+    real_high = None if high == type_max else float(high - zero_point)
+    if code >= 16:
+        return ethosu.ActivationAttr(ethosu.ActivationKind.TABLE_LOOKUP, real_low, real_high, code - 16)
+    kind = {0: ethosu.ActivationKind.NONE_OR_RELU, 3: ethosu.ActivationKind.TANH, 4: ethosu.ActivationKind.SIGMOID}[
+        code
+    ]
+    if kind == ethosu.ActivationKind.NONE_OR_RELU and real_low is None and real_high is None:
+        return None
+    return ethosu.ActivationAttr(kind, real_low, real_high)
+
+
+def command_from_registers(op: DecodedOperation) -> ethosu.EthosUCommand:
+    """The `ethosu` op one decoded operation performs."""
+    if op.opcode == "NPU_OP_DMA_START":
+        length = op.address("DMA0_LEN")
+        return ethosu.DmaOp(
+            ethosu.AddressRangeAttr(op.reg("DMA0_SRC_REGION"), op.address("DMA0_SRC"), length),
+            ethosu.AddressRangeAttr(op.reg("DMA0_DST_REGION"), op.address("DMA0_DST"), length),
+            channel=op.param >> 4,
+            mode=op.param & 0xF,
+        )
+    ofm_precision = op.reg("OFM_PRECISION")
+    ofm_shape = (op.reg("OFM_HEIGHT_M1") + 1, op.reg("OFM_WIDTH_M1") + 1, op.reg("OFM_DEPTH_M1") + 1)
+    ofm = _feature_map(op, "OFM", ofm_shape, ofm_precision, 1)
+    block = (op.reg("OFM_BLK_HEIGHT_M1") + 1, op.reg("OFM_BLK_WIDTH_M1") + 1, op.reg("OFM_BLK_DEPTH_M1") + 1)
+    upscale = _UPSCALE[op.reg("IFM_UPSCALE") & 3]
+    options: ethosu.BlockOptions = {
+        "activation": _activation(op, ofm),
+        "rounding_mode": _ROUNDING[(ofm_precision >> 14) & 3],
+        "ifm_upscale": upscale,
+    }
+    ifm_precision = op.reg("IFM_PRECISION")
+    ifm_depth = op.reg("IFM_DEPTH_M1") + 1
+    if op.opcode == "NPU_OP_ELEMENTWISE":
+        kind = _ELEMENTWISE[op.param]
+        ifm = _feature_map(op, "IFM", (*ofm_shape[:2], ifm_depth), ifm_precision, 2)
+        ifm2: ethosu.FeatureMapAttr | ethosu.ScalarAttr | None = None
+        reversed_operands = False
+        if not kind.is_unary:
+            broadcast = op.reg("IFM2_BROADCAST")
+            reversed_operands = bool(broadcast & (1 << 6))
+            ifm2_precision = op.reg("IFM2_PRECISION")
+            if broadcast & (1 << 7):
+                data_type = _DATA_TYPES[((ifm2_precision >> 2) & 3, ifm2_precision & 1)]
+                zero_point = op.reg("IFM2_ZERO_POINT", signed=True)
+                # The scalar register holds the quantized value: real = q - zp at scale 1.
+                ifm2 = ethosu.ScalarAttr(
+                    float(op.reg("IFM2_SCALAR", signed=True) - zero_point), data_type, (None, zero_point)
+                )
+            else:
+                shape = tuple(1 if broadcast & (1 << axis) else ofm_shape[axis] for axis in range(3))
+                ifm2 = _feature_map(op, "IFM2", shape, ifm2_precision, 2)  # type: ignore[arg-type]
+        return ethosu.ElementwiseOp(
+            kind,
+            ifm=ifm,
+            ofm=ofm,
+            block_config=block,
+            ifm2=ifm2,
+            reversed_operands=reversed_operands,
+            **options,
+        )
+    stride_bits = op.reg("KERNEL_STRIDE")
+    stride_x = ((stride_bits & 1) | ((stride_bits >> 6) & 7) << 1) + 1
+    stride_y = (((stride_bits >> 1) & 1) | ((stride_bits >> 9) & 7) << 1) + 1
+    dilation_x = ((stride_bits >> 3) & 1) + 1
+    dilation_y = ((stride_bits >> 4) & 1) + 1
+    kernel = ethosu.KernelAttr(
+        op.reg("KERNEL_HEIGHT_M1") // dilation_y + 1,
+        op.reg("KERNEL_WIDTH_M1") // dilation_x + 1,
+        stride_y,
+        stride_x,
+        dilation_y,
+        dilation_x,
+    )
+    padding = ethosu.PaddingAttr(
+        op.reg("IFM_PAD_TOP"), op.reg("IFM_PAD_LEFT"), op.reg("IFM_PAD_BOTTOM"), op.reg("IFM_PAD_RIGHT")
+    )
+    # The IFM box the hardware reads: exactly what the OFM box needs through the window.
+    ifm_height = (ofm_shape[0] - 1) * stride_y + kernel.dilated_height - padding.top - padding.bottom
+    ifm_width = (ofm_shape[1] - 1) * stride_x + kernel.dilated_width - padding.left - padding.right
+    if upscale != ethosu.ResamplingMode.NONE:
+        ifm_height, ifm_width = -(-ifm_height // 2), -(-ifm_width // 2)
+    ifm = _feature_map(op, "IFM", (ifm_height, ifm_width, ifm_depth), ifm_precision, 2)
+    if op.opcode == "NPU_OP_POOL":
+        return ethosu.PoolingOp(
+            _POOLING[op.param], ifm=ifm, ofm=ofm, kernel=kernel, padding=padding, block_config=block, **options
+        )
+    weights = [
+        ethosu.AddressRangeAttr(op.reg("WEIGHT_REGION"), op.address("WEIGHT_BASE"), op.payloads["WEIGHT_LENGTH"])
+    ]
+    biases = [ethosu.AddressRangeAttr(op.reg("SCALE_REGION"), op.address("SCALE_BASE"), op.payloads["SCALE_LENGTH"])]
+    traversal = ethosu.BlockTraversal.PART_KERNEL_FIRST if stride_bits & (1 << 2) else ethosu.BlockTraversal.DEPTH_FIRST
+    cls = ethosu.Conv2DOp if op.opcode == "NPU_OP_CONV" else ethosu.DepthwiseConv2DOp
+    return cls(
+        ifm=ifm,
+        ofm=ofm,
+        kernel=kernel,
+        padding=padding,
+        weights=weights,
+        biases=biases,
+        block_config=block,
+        block_traversal=traversal,
+        **options,
+    )
+
+
+# --------------------------------------------------------------------------- #
+# Comparison modulo what the register stream does not encode
+# --------------------------------------------------------------------------- #
+
+
+def _quantized(value: float | None, quant: ethosu.QuantizationAttr | None) -> int | None:
+    """Vela's `quantise` of a clamp bound (None stays None)."""
+    if value is None:
+        return None
+    from ethosu.vela.numeric_util import quantise_float32
+
+    scale = 1.0 if quant is None or quant.scale_value is None else quant.scale_value
+    zero_point = 0 if quant is None else quant.zero_point.data
+    return int(quantise_float32(value, scale, zero_point))
+
+
+def _scalar_quant(scalar: ethosu.ScalarAttr) -> ethosu.QuantizationAttr | None:
+    quant = scalar.quantization
+    return quant if isinstance(quant, ethosu.QuantizationAttr) else None
+
+
+def _fm_signature(fm: ethosu.FeatureMapAttr | None) -> tuple[object, ...] | None:
+    if fm is None:
+        return None
+    quant = fm.quantization_or_none
+    strides = fm.strides_or_none
+    return (
+        fm.data_type.data,
+        fm.region.data,
+        fm.shape.as_tuple(),
+        fm.tiles.as_tuple(),
+        None if strides is None else strides.as_tuple(),
+        fm.layout.data,
+        0 if quant is None else quant.zero_point.data,
+    )
+
+
+def command_signature(command: ethosu.EthosUCommand) -> tuple[object, ...]:
+    """Everything of a command that its register encoding determines.
+
+    Quantization scales, `fused_quantize`, `rescale` and debug names are left out; clamps are
+    compared as the quantized bounds Vela programs. Two streams with equal signatures encode
+    the same geometry, addresses, constants ranges, zero points, clamps and modes.
+    """
+    if isinstance(command, ethosu.DmaOp):
+        return ("dma", command.src.as_tuple(), command.dest.as_tuple(), command.channel.value.data)
+    ofm_quant = command.ofm.quantization_or_none
+    activation = command.activation
+    clamp: tuple[object, ...] = ("none",)
+    if activation is not None:
+        low = _quantized(activation.min_value, ofm_quant)
+        high = _quantized(activation.max_value, ofm_quant)
+        clamp = (activation.kind.data, activation.lookup_table_index.data, low, high)
+        if activation.kind.data == ethosu.ActivationKind.NONE_OR_RELU and low is None and high is None:
+            clamp = ("none",)
+    fields: list[object] = [
+        command.name,
+        _fm_signature(command.ifm),
+        _fm_signature(command.ofm),
+        command.block_config.as_tuple(),
+        clamp,
+        command.rounding_mode.data,
+        command.ifm_upscale.data,
+        tuple(r.as_tuple() for r in command.weight_ranges),
+        tuple(r.as_tuple() for r in command.bias_ranges),
+    ]
+    if isinstance(command, ethosu.Conv2DOp | ethosu.DepthwiseConv2DOp | ethosu.PoolingOp):
+        fields += [command.kernel.as_tuple(), command.padding.as_tuple()]
+    if isinstance(command, ethosu.Conv2DOp):
+        fields.append(command.block_traversal.data)
+    if isinstance(command, ethosu.PoolingOp):
+        fields.append(command.kind.data)
+    if isinstance(command, ethosu.ElementwiseOp):
+        scalar = command.ifm2_scalar
+        fields += [
+            command.kind.data,
+            _fm_signature(command.ifm2),
+            None if scalar is None else _quantized(scalar.value.data, _scalar_quant(scalar)),
+            command.reversed_operands is not None,
+        ]
+    return tuple(fields)
+
+
+def stream_signature(commands: Iterable[ethosu.EthosUCommand]) -> list[tuple[object, ...]]:
+    """`command_signature` of every command."""
+    return [command_signature(c) for c in commands]
