@@ -1,12 +1,137 @@
-"""allocate-memory: place every buffer at an SRAM offset (planned)."""
+"""allocate-memory: give every SRAM buffer of a planned program an offset.
+
+    cascade-opt net.mlir --cascade-plan --rolling-buffer --allocate-memory
+    cascade-opt net.mlir -p 'cascade-plan{accelerator=ethos-u55-128},rolling-buffer,
+                             allocate-memory{accelerator=ethos-u55-128}'
+
+The buffer list is the planner's contract (`planner.memory`): the pass rebuilds it from the IR
+(`cascade_plan.scheduled_buffers` on the planned form, `rolling_buffer.group_view`) and places
+it with `planner.placement.place` at its default effort, exactly as cascade-plan did when it
+predicted the peak, so the allocated peak *is* the predicted one (the pass fails if they differ,
+which happens only when `accelerator` is not the one the plan was made for). Sizes are the
+cost model's (feature maps in NHCWB16 bricks where Vela would use them, channels rounded to
+16), every offset and size a multiple of 16 bytes; lifetimes are steps of the stripe schedule.
+
+Placements written (`#cascade.placement<sram, offset, size>`):
+
+* graph inputs: the function argument attribute `cascade.placement`;
+* a cascade's output (the full tensor a stripe loop fills) or a lone operator's output: the
+  discardable `cascade.placement` of the `cascade.for_stripes` / `cascade.group` / operator;
+* a rolling intermediate: the `placement` of its `cascade.rolling_buffer` (or, on IR not yet
+  through rolling-buffer, the producer's `cascade.placement`);
+* a recompute intermediate: its producer's `cascade.placement`;
+* SRAM weights: the operator's `cascade.weights_placement`.
+
+The function gets `cascade.allocated_peak_bytes` (highest placed byte) and
+`cascade.max_live_bytes` (the largest total of buffers live at one step: the lower bound of
+any placement). `passes.memory_check` verifies the result independently.
+"""
+
+from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cascade.passes._unimplemented import UnimplementedPass
+from xdsl.context import Context
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, i64
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+from cascade.dialects.cascade import (
+    PLACEMENT_ATTR,
+    MemoryRegion,
+    PlacementAttr,
+    RollingBufferOp,
+    StripedRegionOp,
+    set_placement,
+)
+from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR, MAX_LIVE_ATTR, WEIGHTS_PLACEMENT_ATTR
+from cascade.passes.planner.placement import max_live, place
+from cascade.passes.planner.program import ProgramGraph
+from cascade.passes.rolling_buffer import group_view
 
 
 @dataclass(frozen=True)
-class AllocateMemoryPass(UnimplementedPass):
-    """Assign each live buffer a region, offset and size."""
+class AllocateMemoryPass(ModulePass):
+    """Assign each SRAM buffer an offset and size (see the module docstring).
+
+    Options: `accelerator` (Vela accelerator name; must be the one cascade-plan used).
+    """
 
     name = "allocate-memory"
+
+    accelerator: str = "ethos-u55-256"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in [f for f in op.ops if isinstance(f, FuncOp) and f.body.blocks]:
+            allocate_function(function, self.accelerator)
+
+
+def allocate_function(function: FuncOp, accelerator: str) -> tuple[int, int]:
+    """Place the buffers of `function` and annotate it; returns (peak, max-live bound)."""
+    from cascade.passes.cascade_plan import PEAK_ATTR, planner_cost_model, scheduled_program
+    from cascade.passes.planner.memory import plan_buffers
+
+    view, origin = group_view(function)
+    scheduled = scheduled_program(view)
+    if not scheduled.steps:
+        return 0, 0
+    cost = planner_cost_model(accelerator, scheduled.program)
+    graph = ProgramGraph.build(scheduled.program)
+    buffers = plan_buffers(graph, scheduled.steps, cost)
+    placement = place(buffers)
+    bound = max_live(buffers)
+    planned = function.attributes.get(PEAK_ATTR)
+    if isinstance(planned, IntegerAttr) and planned.value.data != placement.peak:
+        raise DiagnosticException(
+            f"allocate-memory: @{function.sym_name.data}: allocated peak {placement.peak} differs from the "
+            f"planned {planned.value.data} (was the plan made for another accelerator than '{accelerator}'?)"
+        )
+
+    originals = [origin[o] for o in scheduled.nn_ops]
+    op_of_tensor = {info.output.name: originals[i] for i, info in enumerate(scheduled.program.ops)}
+    op_of_name = {info.name: originals[i] for i, info in enumerate(scheduled.program.ops)}
+    arg_of_input = {name: index for index, name in enumerate(scheduled.program.graph_inputs)}
+    arg_placements: dict[int, PlacementAttr] = {}
+    for buffer in buffers:
+        attr = PlacementAttr(MemoryRegion.SRAM, placement.offsets[buffer.name], buffer.size)
+        kind, _, name = buffer.name.partition(":")
+        if kind == "input":
+            arg_placements[arg_of_input[name]] = attr
+            continue
+        if kind == "tensor":
+            producer = op_of_tensor[name]
+            parent = producer.parent_op()
+            set_placement(parent if isinstance(parent, StripedRegionOp) else producer, attr)
+            continue
+        mode, _, name = name.partition(":")
+        if mode == "weights":
+            op_of_name[name].attributes[WEIGHTS_PLACEMENT_ATTR] = attr
+            continue
+        producer = op_of_tensor[name]
+        set_placement(_rolling_buffer_of(producer) or producer, attr)
+    if arg_placements:
+        _set_arg_placements(function, arg_placements)
+    function.attributes[ALLOCATED_PEAK_ATTR] = IntegerAttr(placement.peak, i64)
+    function.attributes[MAX_LIVE_ATTR] = IntegerAttr(bound, i64)
+    return placement.peak, bound
+
+
+def _rolling_buffer_of(producer: Operation) -> RollingBufferOp | None:
+    for use in producer.results[0].uses:
+        if isinstance(use.operation, RollingBufferOp):
+            return use.operation
+    return None
+
+
+def _set_arg_placements(function: FuncOp, placements: dict[int, PlacementAttr]) -> None:
+    existing = function.arg_attrs.data if function.arg_attrs is not None else [DictionaryAttr({})] * len(function.args)
+    updated = []
+    for index, attrs in enumerate(existing):
+        assert isinstance(attrs, DictionaryAttr)
+        entries = dict(attrs.data)
+        if index in placements:
+            entries[PLACEMENT_ATTR] = placements[index]
+        updated.append(DictionaryAttr(entries))
+    function.arg_attrs = ArrayAttr(updated)

@@ -16,10 +16,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import struct
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, NameLoc
@@ -27,13 +29,27 @@ from xdsl.ir import BlockArgument, SSAValue
 
 from cascade.frontends.loader import LoadError, load_module
 from cascade.interpreter.litert import LiteRTUnavailable, ReferenceRun, run_reference
-from cascade.interpreter.nn import InterpretationError, ProgramRun, input_types, main_function, run_program
+from cascade.interpreter.nn import (
+    InterpretationError,
+    ProgramRun,
+    check_tensor_sizes,
+    input_types,
+    main_function,
+)
+from cascade.interpreter.scheduled import run_any
 
 PROG = "cascade-run"
 
 
 class RunError(Exception):
     """Bad input to cascade-run; printed as one line, exit status 1."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors are bad input too: one `error:` line and exit status 1 (argparse exits 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise RunError(message)
 
 
 def random_inputs(module: ModuleOp, seed: int) -> list[np.ndarray]:
@@ -46,8 +62,12 @@ def read_inputs(path: Path, module: ModuleOp) -> list[np.ndarray]:
     """Inputs from an .npz: `arr_0, arr_1, ...` in argument order, or one array per argument name."""
     try:
         archive = np.load(path)
-    except (OSError, ValueError) as error:
+    except OSError as error:
+        raise RunError(f"{path}: cannot read inputs: {error.strerror or error}") from None
+    except (ValueError, EOFError) as error:
         raise RunError(f"{path}: cannot read inputs: {error}") from None
+    if not isinstance(archive, np.lib.npyio.NpzFile):
+        raise RunError(f"{path}: cannot read inputs: expected an .npz archive (numpy.savez), got a single array")
     types = input_types(module)
     function = main_function(module)
     inputs = []
@@ -123,7 +143,7 @@ def describe_tensor(array: np.ndarray) -> str:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    parser = _Parser(prog=PROG, description=__doc__.split("\n\n")[0])
     parser.add_argument("file", help="a .tflite model or an .mlir program (nn level)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random int8 inputs (default 0)")
     parser.add_argument("--inputs", type=Path, help=".npz with one int8 array per input (arr_0, ... or names)")
@@ -132,22 +152,43 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def _read_reference(path: Path) -> bytes:
+    try:
+        model = path.read_bytes()
+    except OSError as error:
+        raise RunError(f"{path}: cannot read: {error.strerror or error}") from None
+    if model[4:8] != b"TFL3":
+        raise RunError(f"{path}: not a TFLite file: the flatbuffer identifier 'TFL3' is missing")
+    return model
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    # The reference is read first: a bad --compare-tflite fails before any work is done.
+    model = _read_reference(args.compare_tflite) if args.compare_tflite is not None else None
     module = load_module(args.file)
+    try:
+        check_tensor_sizes(module)  # before the random inputs are allocated
+    except InterpretationError as error:
+        raise RunError(f"{args.file}: {error}") from None
     inputs = read_inputs(args.inputs, module) if args.inputs else random_inputs(module, args.seed)
-    result = run_program(module, inputs)
+    result = run_any(module, inputs)
     for index, output in enumerate(result.outputs):
         print(f"output {index}: {describe_tensor(output)}")
     if args.outputs:
-        np.savez(args.outputs, *result.outputs)
-    if args.compare_tflite is None:
+        try:
+            np.savez(args.outputs, *result.outputs)
+        except OSError as error:
+            raise RunError(f"{args.outputs}: cannot write: {error.strerror or error}") from None
+    if model is None:
         return 0
     try:
-        model = args.compare_tflite.read_bytes()
-    except OSError as error:
-        raise RunError(f"{args.compare_tflite}: cannot read: {error.strerror or error}") from None
-    reference = run_reference(model, inputs)
+        reference = run_reference(model, inputs)
+    except (ValueError, RuntimeError, IndexError, TypeError, struct.error) as error:
+        # LiteRT reports a model it cannot load or run with these, and the flatbuffer reader of
+        # the softmax check the others on a corrupt file; say which file it was.
+        reason = " ".join(str(error).split())
+        raise RunError(f"{args.compare_tflite}: LiteRT cannot run the model: {reason}") from None
     pairs = comparisons(module, result, reference)
     exact = 0
     for pair in pairs:

@@ -1,11 +1,14 @@
 // Pass flags run in command-line order, after the -p passes; an input file after a flag is not
-// taken as its options. cascade-plan leaves a function without nn operators unchanged; the passes
-// after it are still stubs, so the first stub to run names itself.
-// RUN: not cascade-opt --cascade-plan --rolling-buffer %s 2>&1 | filecheck %s --check-prefix=RB-FIRST
-// RUN: not cascade-opt %s --rolling-buffer --cascade-plan 2>&1 | filecheck %s --check-prefix=RB-FIRST
-// RUN: not cascade-opt %s --cascade-plan -p rolling-buffer 2>&1 | filecheck %s --check-prefix=RB-FIRST
-// RUN: not cascade-opt %s -p 'allocate-memory,cascade-plan{sram-budget=1000}' --rolling-buffer 2>&1 \
-// RUN:   | filecheck %s --check-prefix=ALLOC-FIRST
+// taken as its options. cascade-plan, rolling-buffer and allocate-memory leave a function without
+// nn operators unchanged; lower-to-ethosu is still a stub, so it names itself when it runs.
+// RUN: cascade-opt --cascade-plan --rolling-buffer %s 2>&1 | filecheck %s --check-prefix=PLAN-OK
+// RUN: cascade-opt %s -p 'allocate-memory,cascade-plan{sram-budget=1000}' --rolling-buffer 2>&1 \
+// RUN:   | filecheck %s --check-prefix=PLAN-OK
+// RUN: not cascade-opt %s --lower-to-ethosu --cascade-plan 2>&1 | filecheck %s --check-prefix=LOWER-FIRST
+// RUN: not cascade-opt %s --cascade-plan --rolling-buffer -p lower-to-ethosu 2>&1 \
+// RUN:   | filecheck %s --check-prefix=LOWER-FIRST
+// RUN: not cascade-opt %s -p 'lower-to-ethosu,cascade-plan{sram-budget=1000}' --rolling-buffer 2>&1 \
+// RUN:   | filecheck %s --check-prefix=LOWER-FIRST
 
 // Options: quoted, unquoted, and with the input file after the flag.
 // RUN: cascade-opt %s --cascade-plan='sram-budget=1000 accelerator=ethos-u55-128' 2>&1 \
@@ -15,12 +18,11 @@
 // RUN:   | filecheck %s --check-prefix=PIPELINE
 
 // An xDSL pass given with -p runs (and its IR is printed) before the first flag pass.
-// RUN: not cascade-opt %s -p canonicalize --cascade-plan --rolling-buffer --print-between-passes 2>&1 \
+// RUN: not cascade-opt %s -p canonicalize --cascade-plan --rolling-buffer --lower-to-ethosu --print-between-passes 2>&1 \
 // RUN:   | filecheck %s --check-prefix=BETWEEN
 
-// RB-FIRST:        cascade-opt: error: rolling-buffer: not yet implemented
-// RB-FIRST-NOT:    Traceback
-// ALLOC-FIRST:     cascade-opt: error: allocate-memory: not yet implemented
+// LOWER-FIRST:     cascade-opt: error: lower-to-ethosu: not yet implemented
+// LOWER-FIRST-NOT: Traceback
 // PLAN-OK:         func.func @f(%a: i32) -> i32 {
 // PLAN-OK-NEXT:      func.return %a : i32
 // PLAN-OK-NOT:     error
@@ -30,7 +32,9 @@
 // BETWEEN:         func.func @f
 // BETWEEN:         IR after cascade-plan:
 // BETWEEN:         func.func @f
-// BETWEEN:         cascade-opt: error: rolling-buffer: not yet implemented
+// BETWEEN:         IR after rolling-buffer:
+// BETWEEN:         func.func @f
+// BETWEEN:         cascade-opt: error: lower-to-ethosu: not yet implemented
 
 func.func @f(%a: i32) -> i32 {
   func.return %a : i32

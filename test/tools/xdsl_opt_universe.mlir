@@ -4,7 +4,7 @@
 // RUN:   | filecheck %s
 
 // CHECK-NOT: Unrecognized passes
-// CHECK:     PassFailedException: rolling-buffer: not yet implemented
+// CHECK:     PassFailedException: lower-to-ethosu: not yet implemented
 
 func.func @f() {
   func.return

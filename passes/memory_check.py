@@ -1,0 +1,215 @@
+"""An independent check of an allocated program: no two simultaneously live buffers overlap.
+
+This deliberately shares no code with the allocator (`planner.memory`, `planner.placement`):
+it reads the placements written into the IR and recomputes every buffer's lifetime from the
+IR alone, so an allocator bug cannot hide behind the same bug in its own bookkeeping.
+
+Steps are the top-level units of the function in order: every `cascade.for_stripes`,
+`cascade.group` and bare `nn` operator is one step. A buffer is live
+
+* for a function argument with a `cascade.placement` argument attribute: from step 0 to the
+  step of its last reader (the last step if it is returned);
+* for the result of a top-level unit (placement on the unit): from its own step to the step of
+  its last reader (the last step if returned);
+* for a `cascade.rolling_buffer` or an operator inside a stripe loop (a recompute buffer):
+  during the step of the loop only;
+* for the SRAM weights of an operator (`cascade.weights_placement`): during its step, and the
+  step before when its unit carries `cascade.prefetch`.
+
+Besides overlaps it checks that SRAM offsets are 16-byte aligned, that every buffer holds the
+bytes of the data stored in it (dense NHWC: the tensor, the k rows of a rolling buffer, the
+stripe shape of a recompute buffer), that no placed byte lies above
+`cascade.allocated_peak_bytes`, and that every value the stripe executor must store has a
+placement.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, TensorType
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation, SSAValue
+
+from cascade.dialects import nn
+from cascade.dialects.cascade import (
+    PLACEMENT_ATTR,
+    MemoryRegion,
+    PlacementAttr,
+    RollingBufferOp,
+    StripedRegionOp,
+    element_bytes,
+    get_placement,
+    get_stripe,
+)
+
+WEIGHTS_PLACEMENT_ATTR = "cascade.weights_placement"
+"""Discardable attribute of an `nn` operator whose weights are copied into SRAM: where."""
+ALLOCATED_PEAK_ATTR = "cascade.allocated_peak_bytes"
+MAX_LIVE_ATTR = "cascade.max_live_bytes"
+PREFETCH_ATTR = "cascade.prefetch"
+
+
+@dataclass(frozen=True)
+class LiveBuffer:
+    """One placed SRAM buffer with the steps it is live in (inclusive)."""
+
+    what: str
+    kind: str
+    """`input`, `tensor`, `rolling`, `recompute` or `weights`."""
+    offset: int
+    size: int
+    first: int
+    last: int
+    needed: int
+    """Bytes of the data stored in it (dense NHWC)."""
+    value: SSAValue | None
+    """The value stored (None for weights)."""
+    op: Operation | None = None
+    """For weights: the operator whose weights these are."""
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.size
+
+
+def top_level_units(function: FuncOp) -> list[Operation]:
+    """The steps of `function`: stripe loops, groups and bare nn operators, in order."""
+    return [op for op in function.body.block.ops if isinstance(op, StripedRegionOp | nn.NNOperation)]
+
+
+def _tensor_bytes(value: SSAValue) -> int:
+    assert isinstance(value.type, TensorType)
+    return math.prod(value.type.get_shape()) * element_bytes(value.type)
+
+
+def arg_placement(function: FuncOp, index: int) -> PlacementAttr | None:
+    """The `cascade.placement` argument attribute of argument `index`, None if absent."""
+    if function.arg_attrs is None:
+        return None
+    attrs = function.arg_attrs.data[index]
+    assert isinstance(attrs, DictionaryAttr)
+    placement = attrs.data.get(PLACEMENT_ATTR)
+    return placement if isinstance(placement, PlacementAttr) else None
+
+
+def live_buffers(function: FuncOp) -> tuple[list[LiveBuffer], list[str]]:
+    """Every placed SRAM buffer of `function` with its lifetime, and problems found on the way
+    (values that need a buffer but have none)."""
+    units = top_level_units(function)
+    step_of_unit = {unit: index for index, unit in enumerate(units)}
+    last_step = len(units) - 1
+    problems: list[str] = []
+
+    def step_of(op: Operation) -> int:
+        """The step during which `op` runs (a terminator after all units: the last step)."""
+        while op.parent_op() is not function:
+            parent = op.parent_op()
+            assert parent is not None
+            op = parent
+        if op in step_of_unit:
+            return step_of_unit[op]
+        # A non-unit op (return, constant): its position relative to the units.
+        before = [u for u in units if u.is_before_in_block(op)]
+        return step_of_unit[before[-1]] if before else 0
+
+    def last_use(value: SSAValue, own: int) -> int:
+        last = own
+        for use in value.uses:
+            if use.operation.name == "func.return":
+                return last_step
+            last = max(last, step_of(use.operation))
+        return last
+
+    buffers: list[LiveBuffer] = []
+
+    def add(
+        what: str,
+        kind: str,
+        placement: PlacementAttr,
+        first: int,
+        last: int,
+        needed: int,
+        value: SSAValue | None,
+        op: Operation | None = None,
+    ) -> None:
+        if placement.get_region() != MemoryRegion.SRAM:
+            return
+        buffers.append(
+            LiveBuffer(what, kind, placement.get_offset(), placement.get_size(), first, last, needed, value, op)
+        )
+
+    for index, arg in enumerate(function.args):
+        placement = arg_placement(function, index)
+        if placement is not None:
+            add(f"argument {index}", "input", placement, 0, last_use(arg, 0), _tensor_bytes(arg), arg)
+    for step, unit in enumerate(units):
+        placement = get_placement(unit)
+        result = unit.results[0] if unit.results else None
+        if placement is not None and result is not None:
+            add(
+                f"result of {unit.name} #{step}",
+                "tensor",
+                placement,
+                step,
+                last_use(result, step),
+                _tensor_bytes(result),
+                result,
+            )
+        elif result is not None:
+            problems.append(f"result of {unit.name} (step {step}) has no placement")
+        prefetch = PREFETCH_ATTR in unit.attributes
+        members = list(unit.body.block.ops) if isinstance(unit, StripedRegionOp) else [unit]
+        yielded = set(unit.yield_op.values) if isinstance(unit, StripedRegionOp) else set()
+        for member in members:
+            weights = member.attributes.get(WEIGHTS_PLACEMENT_ATTR)
+            if isinstance(weights, PlacementAttr):
+                first = step - 1 if prefetch and step > 0 else step
+                add(f"weights of {member.name} (step {step})", "weights", weights, first, step, 0, None, member)
+            if member is unit or not isinstance(member, nn.NNOperation | RollingBufferOp):
+                continue
+            value = member.results[0]
+            if isinstance(member, RollingBufferOp):
+                placement = get_placement(member)
+                if placement is None:
+                    problems.append(f"rolling buffer of step {step} has no placement")
+                    continue
+                add(f"rolling buffer (step {step})", "rolling", placement, step, step, member.storage_bytes(), value)
+                continue
+            if value in yielded or any(isinstance(u.operation, RollingBufferOp) for u in value.uses):
+                continue
+            placement = get_placement(member)
+            stripe = get_stripe(member)
+            if placement is None or stripe is None:
+                problems.append(f"intermediate {member.name} of step {step} has no placement or stripe")
+                continue
+            assert isinstance(value.type, TensorType)
+            needed = math.prod(stripe.get_shape()) * element_bytes(value.type)
+            add(f"recompute buffer of {member.name} (step {step})", "recompute", placement, step, step, needed, value)
+    return buffers, problems
+
+
+def check_memory(function: FuncOp) -> list[str]:
+    """Problems of the allocation of `function` (empty: none). See the module docstring."""
+    buffers, problems = live_buffers(function)
+    peak_attr = function.attributes.get(ALLOCATED_PEAK_ATTR)
+    peak = peak_attr.value.data if isinstance(peak_attr, IntegerAttr) else None
+    for buffer in buffers:
+        if buffer.offset % 16:
+            problems.append(f"{buffer.what}: offset {buffer.offset} is not 16-byte aligned")
+        if buffer.size < buffer.needed:
+            problems.append(f"{buffer.what}: {buffer.size} bytes cannot hold its {buffer.needed} bytes")
+        if peak is not None and buffer.end > peak:
+            problems.append(f"{buffer.what}: ends at {buffer.end}, above the allocated peak {peak}")
+    ordered = sorted(buffers, key=lambda b: b.offset)
+    for i, a in enumerate(ordered):
+        for b in ordered[i + 1 :]:
+            if b.offset >= a.end:
+                break
+            if b.size and a.size and a.first <= b.last and b.first <= a.last:
+                problems.append(
+                    f"{a.what} [{a.offset}, {a.end}) and {b.what} [{b.offset}, {b.end}) overlap while both "
+                    f"are live (steps {max(a.first, b.first)}..{min(a.last, b.last)})"
+                )
+    return problems
