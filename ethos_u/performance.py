@@ -769,8 +769,11 @@ def npu_cycles(
 ) -> ComputeCycles:
     """NPU cycles for `op`: blocks pipelined through the MAC, output and command stages.
 
-    `first` adds the fetch of the first IFM block (nothing to overlap it with), `last` the
-    output of the last block; a stripe inside a run of back-to-back stripes sets them False.
+    `first` adds the fetch of the first IFM block (nothing to overlap it with) and the filling
+    of the pipeline, `last` the output of the last block and the draining of the pipeline; a
+    stripe inside a run of back-to-back stripes sets them False (Vela prices a cascaded
+    operator as the whole operator with its stripe's block config: blocks pipeline across
+    stripes, and the fill, drain, first fetch and last write are paid once).
     """
     if op.kind is NpuKind.ELEMENTWISE:
         return _elementwise_cycles(op, block, accel, placement)
@@ -798,7 +801,7 @@ def npu_cycles(
     if mac_balanced > ao_balanced:
         total = int(mac_balanced * blocks) + (ao_balanced if last else 0)
     else:
-        total = ao_balanced * blocks + mac_balanced
+        total = ao_balanced * blocks + (mac_balanced if first else 0)
     if last:
         total += ofm_cycles
     if first:

@@ -170,6 +170,15 @@ class _CpuTolerantCost:
         except self.unsupported:
             return 0
 
+    def pipelined_stripe_cycles(self, op: OpInfo, output: Region, weights_in_sram: bool) -> int:
+        pipelined = getattr(self.inner, "pipelined_stripe_cycles", None)
+        try:
+            if pipelined is None:
+                return self.inner.stripe_cycles(op, output, weights_in_sram)
+            return int(pipelined(op, output, weights_in_sram))
+        except self.unsupported:
+            return 0
+
     def weight_buffer_bytes(self, op: OpInfo) -> int:
         try:
             return self.inner.weight_buffer_bytes(op)

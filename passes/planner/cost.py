@@ -26,3 +26,15 @@ class CostModel(Protocol):
     def buffer_bytes(self, tensor: TensorInfo, region_shape: tuple[int, ...]) -> int:
         """SRAM bytes to hold `region_shape` of `tensor`, with the target's layout and alignment."""
         ...
+
+    # Optional (found with getattr):
+    #
+    # def weight_transfer_cycles(self, op: OpInfo) -> int:
+    #     """Cycles of one DMA of op's weights from their home memory into SRAM."""
+    #
+    # def pipelined_stripe_cycles(self, op: OpInfo, output: Region, weights_in_sram: bool) -> int:
+    #     """Cycles of `output` as one of many stripes of `op` run in a cascade, without what
+    #     the operator pays once however it is striped (pipeline fill and drain, first fetch,
+    #     last write). The planner prices a cascaded operator as the sum of its stripes'
+    #     pipelined cycles plus, once, `stripe_cycles - pipelined_stripe_cycles` of the whole
+    #     operator. Without it, every stripe costs `stripe_cycles`."""

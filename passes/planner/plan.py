@@ -220,6 +220,9 @@ class CachedCost:
         transfer = getattr(inner, "weight_transfer_cycles", None)
         if callable(transfer):
             self.weight_transfer_cycles = transfer
+        pipelined = getattr(inner, "pipelined_stripe_cycles", None)
+        if callable(pipelined):
+            self.pipelined_stripe_cycles = pipelined
 
     def stripe_cycles(self, op: OpInfo, output: Region, weights_in_sram: bool) -> int:
         return self.inner.stripe_cycles(op, output, weights_in_sram)
@@ -277,8 +280,9 @@ def realize(graph: ProgramGraph, path: Path, cost: CostModel, budget: int = 0, p
     """Decide weight prefetch for a DP plan, count its cycles, place its buffers.
 
     A cascade keeping its weights in SRAM copies them once; the copy runs while the previous
-    cascade runs (prefetch) when its buffers fit there without raising the plan's largest step
-    memory (or, under a budget, without exceeding the budget). Then the copy hides behind the
+    cascade runs (prefetch) when its buffers fit there without raising the plan's peak as the
+    DP counted it (`Path.peak`, the prefetches the DP chose included) or, under a budget,
+    without exceeding the budget. Then the copy hides behind the
     previous cascade's slack (`search.Point.slack`: its cycles, less one read of its own
     weights if it streams them); what is not hidden adds up (`search.Point.duration`).
     """
@@ -295,7 +299,8 @@ def realize(graph: ProgramGraph, path: Path, cost: CostModel, budget: int = 0, p
     ]
     buffers = plan_buffers(graph, steps, cost)
     totals = step_totals(buffers)
-    cap = max(max(totals.values(), default=0), budget)
+    # The DP's peak counts the prefetches it chose: they fit.
+    cap = max(max(totals.values(), default=0), budget, path.peak if prefetch else 0)
     points = [point for _, point in path.steps]
     cycles = [point.duration(0) for point in points]
     for index in range(1, len(steps) if prefetch else 1):

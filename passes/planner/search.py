@@ -17,36 +17,50 @@ configurations and keeps a Pareto set over (step memory, cycles):
   intermediates whose full tensor is largest are switched to recompute (which holds only the
   stripe's box instead of full-width rows, at the price of recomputed halos): one buffer-mode
   assignment per threshold on the tensor size, the `MAX_MODE_SETS` largest thresholds and the
-  smallest (everything recomputed, MCUNetV2-style patches);
+  smallest (everything recomputed, MCUNetV2-style patches), plus one found greedily on the
+  smallest 2-D stripes and tried with every 2-D configuration (`Candidates._smallest_mode_set`:
+  from everything recomputed, switch the intermediate that saves most bytes, twice at most);
 * each configuration with weights kept in SRAM (their buffers count, one DMA each) or
   streamed from their home memory for every stripe; an operator run alone may also
   double-buffer its weights in output-channel slices (`SLICE_COUNTS`), as Vela does for large
   weights: two slices resident, the next copied while the current one computes.
 
-Weight copies overlap the cascade before (prefetch): the DP assumes the least slack any
-cascade ending just before can leave (`Candidates.previous_slack`); `plan.realize` then
-decides prefetch for the actual plan and counts its cycles exactly (`Point.duration`).
+Weight copies overlap the cascade before (prefetch) when their buffers fit in that step too:
+a point keeping weights in SRAM has `Point.cycles` prefetched (assuming the least slack any
+cascade ending just before can leave, `Candidates.previous_slack`) and `Point.plain` not;
+the DP prefetches only where the step before has room for `Point.prefetch_bytes`.
+`plan.realize` then decides prefetch for the actual plan and counts its cycles exactly
+(`Point.duration`).
 
-A range's points are Pareto-culled on (memory, cycles) and, if more than `max_points` remain,
-thinned evenly keeping both extremes (deterministic).
+A range's points are Pareto-culled on (memory, cycles), a point faster without prefetch than
+every smaller one kept too, and, if more than `max_points` remain, thinned evenly keeping both
+extremes (deterministic).
 
 The partition DP
 ----------------
 A plan is a path from position 0 to `n` whose edges are candidate cascades. The buffers live
 while cascade `[first, sink]` runs depend only on (first, sink) and its own configuration
-(`memory` module), so the peak of a plan is the largest step memory on its path. The fewest
-cycles under a bound M is a shortest path over the edges whose points fit M (each edge takes
-its fastest point under M). Sweeping M from infinity down through the peaks found gives the
-exact Pareto front over the candidate set and the points' DP cycles (`pareto_front`); the
-cycles of each front plan are then recounted with its actual prefetch (`plan.realize`). The
+(`memory` module), plus the weights of the next cascade if they are prefetched, so the peak of
+a plan is the largest step memory on its path, prefetched weights counted in the step before.
+The fewest cycles under a bound M is a shortest path over the edges whose points fit M, whose
+state at a position is the memory of the last step (what decides whether the next one can
+prefetch): the Pareto set of (that memory, cycles) at each position is exact
+(`fastest_under`). Sweeping M from infinity down through the peaks found gives the exact
+Pareto front over the candidate set and the points' DP cycles (`pareto_front`); the cycles
+of each front plan are then recounted with its actual prefetch (`plan.realize`). The
 row-striping lower bound is a minimax path (`minimax_path`, used by `plan.row_lower_bound`).
 
 Bounds, for speed: `max_length` (24) operators per cascade, `max_points` (12) points per
-candidate cascade; mbv2_100_224 (65 operators, 645 candidate cascades) plans in about 6 s.
+candidate cascade; mbv2_100_224 (65 operators, 645 candidate cascades) plans in about 6 s
+on one core.
 
 Pricing
 -------
-`Pricer` asks the cost model for the cycles of each distinct computed box. With
+`Pricer` asks the cost model for the cycles of each distinct computed box. In a cascade the
+stripes of an operator run back to back: each is priced pipelined (the cost model's optional
+`pipelined_stripe_cycles`: no pipeline fill and drain, first fetch or last write) and the
+operator pays those once (`Pricer.once`), which is how Vela prices a cascaded operator (the
+whole operator with its stripe's block config); the slices of double-buffered weights too. With
 `exact=False` (the default for speed), a box of h rows x w columns is priced from exact prices
 of full-width row stripes and full-height column stripes whose size is in {1, 2, 4, 8, ...}
 or the full extent: linear interpolation in between, and for a box narrower than the tensor
@@ -80,6 +94,8 @@ MAX_MODE_SETS = 6
 """Buffer-mode assignments tried per 2-D configuration."""
 SLICE_COUNTS = (2, 4, 8, 16)
 """Numbers of weight slices tried for double-buffered weights (operators run alone)."""
+GREEDY_MODE_STEPS = 2
+"""Single-intermediate mode switches of the greedy buffer-mode assignment (`_smallest_mode_set`)."""
 MIN_2D_EXTENT = 16
 """2-D stripes are tried only for sinks at least this tall and wide: below, full-width rows are
 small enough that cutting columns (and recomputing their halos) does not pay."""
@@ -113,6 +129,19 @@ class Point:
     """Weights double-buffered in slices of this many output channels (0: not sliced)."""
     schedule: tuple[tuple[int, int], ...] = ()
     """For sliced weights: (compute cycles, copy cycles) of every slice, in order."""
+    prefetch_bytes: int = 0
+    """Bytes of its weight buffers, live during the previous step too when they are prefetched
+    (0: nothing to prefetch)."""
+
+    @property
+    def plain(self) -> int:
+        """Cycles without prefetch: the weight copy (or the first slices') does not overlap the
+        cascade before."""
+        return self.duration(0)
+
+    @property
+    def prefetchable(self) -> bool:
+        return self.prefetch_bytes > 0 and self.cycles < self.plain
 
     @property
     def slack(self) -> int:
@@ -179,17 +208,28 @@ class Edge:
 
 @dataclass(frozen=True)
 class Path:
-    """A plan found by the DP: its cascades in order with the chosen points."""
+    """A plan found by the DP: its cascades in order with the chosen points, and whether each
+    one's weights are prefetched during the step before (`prefetch`, empty: none)."""
 
     steps: tuple[tuple[Edge, Point], ...]
+    prefetch: tuple[bool, ...] = ()
+
+    def prefetched(self, index: int) -> bool:
+        return bool(self.prefetch) and self.prefetch[index]
 
     @property
     def peak(self) -> int:
-        return max((point.memory for _, point in self.steps), default=0)
+        """The largest step memory, a prefetched step's weights counted in the step before."""
+        peak = 0
+        for index, (_, point) in enumerate(self.steps):
+            peak = max(peak, point.memory)
+            if index > 0 and self.prefetched(index):
+                peak = max(peak, self.steps[index - 1][1].memory + point.prefetch_bytes)
+        return peak
 
     @property
     def cycles(self) -> int:
-        return sum(point.cycles for _, point in self.steps)
+        return sum(point.cycles if self.prefetched(i) else point.plain for i, (_, point) in enumerate(self.steps))
 
     @property
     def multi_op_cascades(self) -> int:
@@ -217,24 +257,40 @@ class Pricer:
         self.graph = graph
         self.cost = cost
         self.exact = exact
-        self._samples: dict[tuple[int, int, int, bool], int] = {}
+        self._samples: dict[tuple[int, int, int, bool, bool], int] = {}
         self._exact: dict[tuple[object, ...], int] = {}
-        self._whole: dict[tuple[int, bool], int] = {}
-        self._interpolations: dict[tuple[int, int, int, bool], float] = {}
+        self._whole: dict[tuple[int, bool, bool], int] = {}
+        self._interpolations: dict[tuple[int, int, int, bool, bool], float] = {}
         self._transfers: dict[int, int] = {}
         self._grids: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         transfer = getattr(cost, "weight_transfer_cycles", None)
         self._transfer = transfer if callable(transfer) else None
+        pipelined = getattr(cost, "pipelined_stripe_cycles", None)
+        self._pipelined = pipelined if callable(pipelined) else None
         self.calls = 0
 
-    def whole(self, op: int, weights_in_sram: bool) -> int:
-        """Cycles of the whole operator in one go."""
-        key = (op, weights_in_sram)
+    def _price(self, op: int, region: Region, weights_in_sram: bool, pipelined: bool) -> int:
+        self.calls += 1
+        info = self.graph.ops[op]
+        if pipelined and self._pipelined is not None:
+            return int(self._pipelined(info, region, weights_in_sram))
+        return int(self.cost.stripe_cycles(info, region, weights_in_sram))
+
+    def whole(self, op: int, weights_in_sram: bool, pipelined: bool = False) -> int:
+        """Cycles of the whole operator in one go (`pipelined`: without its fill and drain)."""
+        key = (op, weights_in_sram, pipelined and self._pipelined is not None)
         if key not in self._whole:
             info = self.graph.ops[op]
-            self.calls += 1
-            self._whole[key] = int(self.cost.stripe_cycles(info, Region.full(info.output.shape), weights_in_sram))
+            self._whole[key] = self._price(op, Region.full(info.output.shape), weights_in_sram, key[2])
         return self._whole[key]
+
+    def once(self, op: int, weights_in_sram: bool) -> int:
+        """Cycles an operator pays once however it is striped (pipeline fill and drain, first
+        fetch, last write): the whole operator's price less its pipelined price. 0 when the cost
+        model prices no pipelined stripes."""
+        if self._pipelined is None:
+            return 0
+        return max(self.whole(op, weights_in_sram) - self.whole(op, weights_in_sram, True), 0)
 
     def transfer(self, op: int) -> int:
         """Cycles to copy an operator's weights into SRAM once (0 if the model has no such price)."""
@@ -244,49 +300,49 @@ class Pricer:
             self._transfers[op] = int(self._transfer(self.graph.ops[op]))
         return self._transfers[op]
 
-    def box(self, op: int, region: Region, weights_in_sram: bool) -> float:
-        """Cycles to compute `region` of `op`'s output."""
+    def box(self, op: int, region: Region, weights_in_sram: bool, pipelined: bool = False) -> float:
+        """Cycles to compute `region` of `op`'s output (`pipelined`: as one of many stripes run
+        back to back, see `once`)."""
         shape = self.graph.output_shape(op)
+        pipelined = pipelined and self._pipelined is not None
         if tuple(region.shape) == tuple(shape):
-            return self.whole(op, weights_in_sram)
+            return self.whole(op, weights_in_sram, pipelined)
         if self.exact or len(shape) != 4:
-            return self._exact_price(op, region, weights_in_sram)
-        return self._interpolated(op, region.shape[1], region.shape[2], weights_in_sram)
+            return self._exact_price(op, region, weights_in_sram, pipelined)
+        return self._interpolated(op, region.shape[1], region.shape[2], weights_in_sram, pipelined)
 
-    def channel_slice(self, op: int, depth: int) -> int:
+    def channel_slice(self, op: int, depth: int, pipelined: bool = False) -> int:
         """Cycles of the whole output of `op` restricted to `depth` output channels, weights in
-        SRAM (one slice of double-buffered weights)."""
+        SRAM (one slice of double-buffered weights; `pipelined`: as one of several, see `once`)."""
         shape = self.graph.output_shape(op)
         region = Region(tuple(0 for _ in shape), (*shape[:-1], depth))
-        return self._exact_price(op, region, True)
+        return self._exact_price(op, region, True, pipelined and self._pipelined is not None)
 
-    def _exact_price(self, op: int, region: Region, weights_in_sram: bool) -> int:
+    def _exact_price(self, op: int, region: Region, weights_in_sram: bool, pipelined: bool = False) -> int:
         shape = self.graph.output_shape(op)
         edges = tuple(
             (lo == 0, lo + size == extent) for lo, size, extent in zip(region.offset, region.shape, shape, strict=True)
         )
-        key = (op, tuple(region.shape), edges, weights_in_sram)
+        key = (op, tuple(region.shape), edges, weights_in_sram, pipelined)
         if key not in self._exact:
-            self.calls += 1
-            self._exact[key] = int(self.cost.stripe_cycles(self.graph.ops[op], region, weights_in_sram))
+            self._exact[key] = self._price(op, region, weights_in_sram, pipelined)
         return self._exact[key]
 
-    def _sample(self, op: int, height: int, width: int, weights_in_sram: bool) -> int:
-        key = (op, height, width, weights_in_sram)
+    def _sample(self, op: int, height: int, width: int, weights_in_sram: bool, pipelined: bool) -> int:
+        key = (op, height, width, weights_in_sram, pipelined)
         if key not in self._samples:
             shape = self.graph.output_shape(op)
             if (height, width) == (shape[1], shape[2]):
-                self._samples[key] = self.whole(op, weights_in_sram)
+                self._samples[key] = self.whole(op, weights_in_sram, pipelined)
             else:
                 # An interior stripe: centred, so that padding clips none of its reads.
                 offset = (0, (shape[1] - height) // 2, (shape[2] - width) // 2, 0)
                 region = Region(offset, (shape[0], height, width, shape[3]))
-                self.calls += 1
-                self._samples[key] = int(self.cost.stripe_cycles(self.graph.ops[op], region, weights_in_sram))
+                self._samples[key] = self._price(op, region, weights_in_sram, pipelined)
         return self._samples[key]
 
-    def _interpolated(self, op: int, height: int, width: int, weights_in_sram: bool) -> float:
-        key = (op, height, width, weights_in_sram)
+    def _interpolated(self, op: int, height: int, width: int, weights_in_sram: bool, pipelined: bool) -> float:
+        key = (op, height, width, weights_in_sram, pipelined)
         if key in self._interpolations:
             return self._interpolations[key]
         if op not in self._grids:
@@ -294,13 +350,17 @@ class Pricer:
             self._grids[op] = (_grid(shape[1]), _grid(shape[2]))
         row_grid, col_grid = self._grids[op]
         full_height, full_width = row_grid[-1], col_grid[-1]
-        rows = sum(wh * self._sample(op, h, full_width, weights_in_sram) for h, wh in _bracket(row_grid, height))
+        rows = sum(
+            wh * self._sample(op, h, full_width, weights_in_sram, pipelined) for h, wh in _bracket(row_grid, height)
+        )
         if width == full_width:
             total = rows
         else:
             # Separable in 2-D: blocks (and so cycles) scale as rows x columns.
-            cols = sum(ww * self._sample(op, full_height, w, weights_in_sram) for w, ww in _bracket(col_grid, width))
-            total = rows * cols / max(self.whole(op, weights_in_sram), 1)
+            cols = sum(
+                ww * self._sample(op, full_height, w, weights_in_sram, pipelined) for w, ww in _bracket(col_grid, width)
+            )
+            total = rows * cols / max(self.whole(op, weights_in_sram, pipelined), 1)
         self._interpolations[key] = total
         return total
 
@@ -388,8 +448,11 @@ class Candidates:
         config: StripeConfig,
         recompute: frozenset[int],
         weights_in_sram: bool,
+        weights: int = 0,
     ) -> Point:
-        point = Point(memory, 0, config, recompute, weights_in_sram, compute, transfer)
+        """A point; `weights` are the bytes of its weight buffers when `weights_in_sram`."""
+        prefetch_bytes = weights if weights_in_sram and transfer else 0
+        point = Point(memory, 0, config, recompute, weights_in_sram, compute, transfer, prefetch_bytes=prefetch_bytes)
         return replace(point, cycles=point.duration(self.previous_slack(first)))
 
     def previous_slack(self, first: int) -> int:
@@ -403,10 +466,12 @@ class Candidates:
             start = sink
         points: dict[int, list[Point]] = {first: [] for first in range(start, sink + 1)}
         for weights_in_sram in self._weight_modes(sink, sink):
-            memory = self.base(sink, sink) + (self.weight_bytes[sink] if weights_in_sram else 0)
+            weights = self.weight_bytes[sink] if weights_in_sram else 0
             compute = self.pricer.whole(sink, weights_in_sram)
             transfer = self.pricer.transfer(sink)
-            points[sink].append(self._point(sink, memory, compute, transfer, UNSTRIPED, frozenset(), weights_in_sram))
+            memory = self.base(sink, sink) + weights
+            point = self._point(sink, memory, compute, transfer, UNSTRIPED, frozenset(), weights_in_sram, weights)
+            points[sink].append(point)
         points[sink] += self._sliced_points(sink)
         if start < sink:
             for config, recompute in self._configs(sink, start):
@@ -431,12 +496,15 @@ class Candidates:
             schedule = []
             for start in range(0, channels, depth):
                 size = min(depth, channels - start)
-                compute = self.pricer.channel_slice(op, size)
+                # Slices pipeline back to back like stripes: fill and drain once, in the first.
+                compute = self.pricer.channel_slice(op, size, pipelined=True)
+                if not start:
+                    compute += self.pricer.once(op, True)
                 schedule.append((compute, transfer * size // channels))
-            memory = self.base(op, op) + sliced_weight_bytes(self.cost, self.graph, op, depth)
-            point = Point(
-                memory, 0, UNSTRIPED, frozenset(), True, sum(c for c, _ in schedule), transfer, depth, tuple(schedule)
-            )
+            buffer = sliced_weight_bytes(self.cost, self.graph, op, depth)
+            compute = sum(c for c, _ in schedule)
+            memory = self.base(op, op) + buffer
+            point = Point(memory, 0, UNSTRIPED, frozenset(), True, compute, transfer, depth, tuple(schedule), buffer)
             points.append(replace(point, cycles=point.duration(self.previous_slack(op))))
         return points
 
@@ -461,6 +529,9 @@ class Candidates:
         if min(height, width) < MIN_2D_EXTENT:
             return configs
         mode_sets = self._mode_sets(sink, start)
+        smallest = self._smallest_mode_set(sink, start, StripeConfig((1, 2), (1, 1)))
+        if smallest not in mode_sets:
+            mode_sets.append(smallest)
         for outer, inner in ((1, 2), (2, 1)):
             outer_sizes = _sizes(shape[outer], OUTER_COUNTS)
             inner_sizes = _sizes(shape[inner], INNER_COUNTS)
@@ -478,6 +549,31 @@ class Candidates:
         thresholds = sizes[:MAX_MODE_SETS] + sizes[-1:] if len(sizes) > MAX_MODE_SETS else sizes
         ops = range(start, sink)
         return [frozenset(op for op in ops if self.out_bytes[op] >= threshold) for threshold in thresholds]
+
+    def _smallest_mode_set(self, sink: int, start: int, config: StripeConfig) -> frozenset[int]:
+        """A buffer-mode assignment for small memory: from everything recomputed, switch the
+        intermediate (to rolling or back) that lowers the cascade's intermediate bytes most under
+        `config`, up to `GREEDY_MODE_STEPS` times. Recomputing the largest tensors first misses
+        that a thin tensor read by two consumers (a residual add's output in MobileNetV2, 24
+        channels) holds less as rolling rows than as the recompute boxes of both its readers."""
+        ops = range(start, sink)
+        current = frozenset(ops)
+        best = self._intermediates_bytes(sink, start, config, current)
+        for _ in range(GREEDY_MODE_STEPS):
+            move = None
+            for op in ops:
+                candidate = current ^ {op}
+                size = self._intermediates_bytes(sink, start, config, candidate)
+                if size < best:
+                    best, move = size, candidate
+            if move is None:
+                break
+            current = move
+        return current
+
+    def _intermediates_bytes(self, sink: int, start: int, config: StripeConfig, recompute: frozenset[int]) -> int:
+        geometry = self._geometry(sink, start, config, recompute)
+        return sum(self._intermediate_bytes(op, geometry.buffer_shape(op)) for op in range(start, sink))
 
     def _add_config_points(
         self,
@@ -519,6 +615,7 @@ class Candidates:
                         config,
                         effective,
                         weights_in_sram,
+                        weights,
                     )
                 )
 
@@ -534,9 +631,10 @@ class Candidates:
         if key not in self._op_cycles:
             totals = []
             for weights_in_sram in (True, False):
-                total = 0.0
+                # Stripes pipeline back to back; fill and drain are paid once (`Pricer.once`).
+                total = float(self.pricer.once(op, weights_in_sram))
                 for region, count in geometry.price_boxes(op):
-                    total += count * self.pricer.box(op, region, weights_in_sram)
+                    total += count * self.pricer.box(op, region, weights_in_sram, pipelined=True)
                 totals.append(round(total))
             self._op_cycles[key] = (totals[0], totals[1])
         return self._op_cycles[key]
@@ -558,14 +656,18 @@ class Candidates:
 
 
 def cull(points: Sequence[Point], max_points: int) -> list[Point]:
-    """Pareto-efficient points (memory and cycles both minimised), sorted by memory, thinned
-    evenly to at most `max_points` keeping both extremes. Deterministic: ties are broken by
-    the full sort key."""
+    """Pareto-efficient points (memory and cycles both minimised; a point whose cycles without
+    prefetch (`Point.plain`) beat every smaller point's is kept too, for when its weights cannot
+    be prefetched), sorted by memory, thinned evenly to at most `max_points` keeping both
+    extremes. Deterministic: ties are broken by the full sort key."""
     front: list[Point] = []
+    fastest = fastest_plain = math.inf
     for point in sorted(points, key=Point.sort_key):
-        if front and point.cycles >= front[-1].cycles:
+        plain = point.plain if point.prefetch_bytes else point.cycles
+        if point.cycles >= fastest and plain >= fastest_plain:
             continue
         front.append(point)
+        fastest, fastest_plain = min(fastest, point.cycles), min(fastest_plain, plain)
     if len(front) <= max_points:
         return front
     last = len(front) - 1
@@ -589,34 +691,61 @@ class PartitionDP:
                 self.incoming[edge.sink + 1].append(edge)
 
     def fastest_under(self, bound: int) -> Path | None:
-        """The plan with the fewest cycles whose every step fits `bound` (ties: fewer steps,
-        then the earliest cut), or None."""
-        best: list[tuple[int, int] | None] = [None] * (self.size + 1)
-        choice: list[tuple[Edge, Point] | None] = [None] * (self.size + 1)
-        best[0] = (0, 0)
+        """The plan with the fewest cycles whose every step fits `bound`, a prefetched step's
+        weights counted in the step before (ties: fewer steps, then the earliest cut), or None.
+
+        A point keeping weights in SRAM runs in `Point.cycles` if its weights are prefetched,
+        which needs `previous step memory + Point.prefetch_bytes <= bound`, else in
+        `Point.plain`. So the states at a position are the (memory of the last step, cycles)
+        Pareto set of the plans reaching it: exact, as nothing else of the past matters.
+        """
+        # states[position]: (memory, cycles, steps, back) sorted by memory, cycles decreasing;
+        # back = (position before, state index there, edge, point, prefetched).
+        states: list[list[tuple[int, int, int, tuple[object, ...] | None]]] = [[] for _ in range(self.size + 1)]
+        memories: list[list[int]] = [[] for _ in range(self.size + 1)]
+        states[0] = [(0, 0, 0, None)]
+        memories[0] = [0]
         for end in range(1, self.size + 1):
+            arrivals: list[tuple[int, int, int, tuple[object, ...]]] = []
             for edge in self.incoming[end]:
-                before = best[edge.first]
-                if before is None:
+                before = states[edge.first]
+                if not before:
                     continue
-                point = edge.best_under(bound)
-                if point is None:
+                last = len(before) - 1
+                _, best_cycles, best_steps, _ = before[last]
+                fitting = bisect.bisect_right(edge.memories, bound)
+                for point in edge.points[:fitting]:
+                    back = (edge.first, last, edge, point, False)
+                    arrivals.append((point.memory, best_cycles + point.plain, best_steps + 1, back))
+                    if edge.first == 0 or not point.prefetchable:
+                        continue
+                    index = bisect.bisect_right(memories[edge.first], bound - point.prefetch_bytes) - 1
+                    if index < 0:
+                        continue
+                    _, cycles, steps, _ = before[index]
+                    arrivals.append(
+                        (point.memory, cycles + point.cycles, steps + 1, (edge.first, index, edge, point, True))
+                    )
+            arrivals.sort(key=lambda a: (a[0], a[1], a[2]))  # stable: earliest cut first on ties
+            kept: list[tuple[int, int, int, tuple[object, ...] | None]] = []
+            for arrival in arrivals:
+                if kept and (arrival[1], arrival[2]) >= (kept[-1][1], kept[-1][2]):
                     continue
-                candidate = (before[0] + point.cycles, before[1] + 1)
-                current = best[end]
-                if current is None or candidate < current:
-                    best[end] = candidate
-                    choice[end] = (edge, point)
-        if best[self.size] is None:
+                kept.append(arrival)
+            states[end] = kept
+            memories[end] = [state[0] for state in kept]
+        if not states[self.size]:
             return None
-        steps = []
-        position = self.size
+        steps: list[tuple[Edge, Point]] = []
+        prefetch: list[bool] = []
+        position, index = self.size, len(states[self.size]) - 1
         while position > 0:
-            entry = choice[position]
-            assert entry is not None
-            steps.append(entry)
-            position = entry[0].first
-        return Path(tuple(reversed(steps)))
+            back = states[position][index][3]
+            assert back is not None
+            position, index, edge, point, prefetched = back  # type: ignore[misc]
+            steps.append((edge, point))  # type: ignore[arg-type]
+            prefetch.append(prefetched)  # type: ignore[arg-type]
+        return Path(tuple(reversed(steps)), tuple(reversed(prefetch)))
 
     def pareto_front(self, max_front: int = 10_000) -> list[Path]:
         """The exact (peak, cycles) Pareto front over the candidates, fastest first."""

@@ -108,6 +108,24 @@ def test_stripes_cost_more_than_the_whole(resnet8: list[OpInfo]) -> None:
     assert sum(parts) > whole
 
 
+def test_pipelined_stripes_pay_fill_and_drain_once(resnet8: list[OpInfo]) -> None:
+    # Vela prices a cascaded operator as the whole operator with its stripe's block config: the
+    # stripes pipeline, and the first IFM fetch, last OFM write, fill and drain are paid once.
+    model = EthosUCostModel(ARCH)
+    conv = resnet8[1]  # 32x32x16 output
+    full = Region.full(conv.output.shape)
+    stripes = [Region((0, row, 0, 0), (1, 8, 32, 16)) for row in range(0, 32, 8)]
+    alone = [model.stripe_cycles(conv, stripe, True) for stripe in stripes]
+    pipelined = [model.pipelined_stripe_cycles(conv, stripe, True) for stripe in stripes]
+    assert all(p < a for p, a in zip(pipelined, alone, strict=True))
+    once = model.stripe_cycles(conv, full, True) - model.pipelined_stripe_cycles(conv, full, True)
+    assert once > 0
+    # The whole operator run in 8-row blocks, priced once: within a few % of the whole (the
+    # stripes' blocks are at most 8 rows, the whole's may be taller).
+    whole = model.stripe_cycles(conv, full, True)
+    assert abs(sum(pipelined) + once - whole) <= 0.05 * whole
+
+
 def test_weights_in_sram_pay_off_when_they_are_refetched(resnet8: list[OpInfo]) -> None:
     model = EthosUCostModel(ARCH)
     conv = resnet8[1]

@@ -11,7 +11,7 @@ from cascade.passes.planner.memory import Step, plan_buffers
 from cascade.passes.planner.placement import step_totals
 from cascade.passes.planner.program import ProgramGraph
 from cascade.passes.planner.search import Candidates, Edge, PartitionDP, Point, SearchOptions, cull, minimax_path
-from cascade.passes.planner.stripes import UNSTRIPED
+from cascade.passes.planner.stripes import UNSTRIPED, StripeConfig
 from cascade.passes.planner.testing import AnalyticalCost, ToyProgram
 
 
@@ -25,6 +25,47 @@ def test_cull_keeps_the_pareto_front_and_both_extremes():
     assert [(p.memory, p.cycles) for p in front] == [(10, 100), (20, 50), (30, 40), (50, 10), (60, 5)]
     thinned = cull(points, 3)
     assert [(p.memory, p.cycles) for p in thinned] == [(10, 100), (30, 40), (60, 5)]
+
+
+def test_prefetch_needs_room_in_the_step_before():
+    # Two steps; the second keeps 30 bytes of weights in SRAM: 100 cycles when they are copied
+    # while the first step runs, 130 when not. The first step takes 50 or 80 bytes.
+    small, large = Point(50, 10, UNSTRIPED, frozenset(), False, 10), Point(80, 5, UNSTRIPED, frozenset(), False, 5)
+    second = Point(60, 100, UNSTRIPED, frozenset(), True, 100, 30, prefetch_bytes=30)
+    edges = [
+        Edge(0, 0, (small, large), (50, 80)),
+        Edge(1, 1, (second,), (60,)),
+    ]
+    dp = PartitionDP(2, edges)
+    unbounded = dp.fastest_under(10**9)
+    assert (unbounded.cycles, unbounded.peak, unbounded.prefetch) == (105, 110, (False, True))
+    # Under 100 bytes: no room after the large step (80 + 30), so the small one and prefetch.
+    bounded = dp.fastest_under(100)
+    assert (bounded.cycles, bounded.peak, bounded.steps[0][1], bounded.prefetch) == (110, 80, small, (False, True))
+    # Under 79: 50 + 30 does not fit either: the copy shows.
+    bounded = dp.fastest_under(79)
+    assert (bounded.cycles, bounded.peak, bounded.prefetch) == (10 + 130, 60, (False, False))
+    assert [(p.peak, p.cycles) for p in dp.pareto_front()] == [(110, 105), (80, 110), (60, 140)]
+
+
+def test_greedy_mode_set_holds_no_more_than_recomputing_everything():
+    program = ToyProgram((1, 16, 16, 4))
+    y = program.conv(program.x, 3, pad=1, channels=8)
+    t = program.conv(y, 1, channels=32)
+    t = program.dw(t, 3, pad=1)
+    t = program.conv(t, 1, channels=8)
+    t = program.add(y, t)
+    program.conv(t, 3, s=2, pad=1, channels=8)
+    graph = ProgramGraph.build(program)
+    candidates = Candidates(graph, AnalyticalCost(), SearchOptions())
+    sink = graph.size - 1
+    config = StripeConfig((1, 2), (1, 1))
+    everything = frozenset(range(sink))
+    chosen = candidates._smallest_mode_set(sink, 0, config)
+    assert candidates._intermediates_bytes(sink, 0, config, chosen) <= candidates._intermediates_bytes(
+        sink, 0, config, everything
+    )
+    assert chosen == candidates._smallest_mode_set(sink, 0, config)  # deterministic
 
 
 def test_minimax_path():
@@ -103,9 +144,26 @@ def test_partition_dp_front_is_exact(program):
     graph = ProgramGraph.build(program)
     candidates = Candidates(graph, AnalyticalCost(), SearchOptions(max_points=3))
     edges = candidates.edges()
-    plans = [(max(p.memory for _, p in plan), sum(p.cycles for _, p in plan)) for plan in _all_plans(graph.size, edges)]
+    plans = [summary for plan in _all_plans(graph.size, edges) for summary in _with_prefetch(plan)]
     dp_front = [(path.peak, path.cycles) for path in PartitionDP(graph.size, edges).pareto_front()]
     assert dp_front == _front(plans)
+
+
+def _with_prefetch(plan):
+    """(peak, cycles) of a plan for every choice of which steps prefetch their weights: a
+    prefetched step runs in `cycles` and its weight buffers count in the step before, any other
+    in `plain` cycles; the first step cannot prefetch."""
+    choices = [[False, True] if index and point.prefetchable else [False] for index, (_, point) in enumerate(plan)]
+    for prefetch in itertools.product(*choices):
+        peak = max(point.memory for _, point in plan)
+        cycles = 0
+        for index, (_, point) in enumerate(plan):
+            if prefetch[index]:
+                peak = max(peak, plan[index - 1][1].memory + point.prefetch_bytes)
+                cycles += point.cycles
+            else:
+                cycles += point.plain
+        yield peak, cycles
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)
