@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start: create .venv, install cascade-opt, and run the main job on a bundled model:
-# import an int8 ResNet-8, plan its cascades under an SRAM budget, and prove by execution
-# that the planned program computes exactly what TFLite's reference kernels compute.
+# import an int8 ResNet-8, plan its cascades under an SRAM budget, turn intermediates into
+# rolling buffers, place every buffer in SRAM, and prove by executing the schedule stripe by
+# stripe in one flat SRAM array that it computes exactly what TFLite's reference kernels compute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,9 +11,10 @@ python3 -m venv .venv
 
 model=test/models/resnet8.tflite
 out=$(mktemp -d)
-echo "== cascade-opt $model --cascade-plan (ethos-u55-128, budget 40 KiB)"
-.venv/bin/cascade-opt "$model" --print-debuginfo -o "$out/planned.mlir" \
-  --cascade-plan="accelerator=ethos-u55-128 sram-budget=40960 report=\"$out/plan.json\""
+echo "== cascade-opt $model --cascade-plan --rolling-buffer --allocate-memory (ethos-u55-128, budget 40 KiB)"
+.venv/bin/cascade-opt "$model" --print-debuginfo -o "$out/scheduled.mlir" \
+  --cascade-plan="accelerator=ethos-u55-128 sram-budget=40960 report=\"$out/plan.json\"" \
+  --rolling-buffer --allocate-memory=accelerator=ethos-u55-128
 .venv/bin/python - "$out/plan.json" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))
@@ -22,11 +24,12 @@ print(f"   chosen plan: peak SRAM {chosen['peak_sram_bytes']} B, {chosen['cycles
 print(f"   Pareto front: {len(report['front'])} plans from "
       f"{min(p['peak_sram_bytes'] for p in report['front'])} B to {max(p['peak_sram_bytes'] for p in report['front'])} B")
 PY
-echo "   the cascades, with their stripes (full IR in $out/planned.mlir):"
-grep -o 'cascade.group ins(.*num_stripes \[[0-9, ]*\]' "$out/planned.mlir" | sed 's/ins(.*) ->/... ->/; s/^/     /'
+echo "   the stripe loops and rolling buffers (full IR in $out/scheduled.mlir):"
+grep -o 'cascade.for_stripes .*num_stripes \[[0-9, ]*\]\|cascade.rolling_buffer .* depth [0-9]*\|cascade.allocated_peak_bytes = [0-9]*' \
+  "$out/scheduled.mlir" | sed 's/ins(.*) ->/... ->/; s/^/     /'
 
-echo "== cascade-run: the planned program against TFLite's reference kernels, every tensor"
-.venv/bin/cascade-run "$out/planned.mlir" --seed 1 --compare-tflite "$model"
+echo "== cascade-run: the schedule, executed in one flat SRAM array, against TFLite's reference kernels"
+.venv/bin/cascade-run "$out/scheduled.mlir" --seed 1 --compare-tflite "$model"
 
 echo "== cascade-estimate: Vela-calibrated cycles per layer, unfused (last lines)"
 .venv/bin/cascade-estimate "$model" --accelerator ethos-u55-128 | tail -n 3
