@@ -19,6 +19,8 @@ point; `command_signature` compares two streams modulo exactly those fields.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -63,7 +65,10 @@ def command_stream_words(stream: ethosu.CommandStreamOp) -> list[int]:
     """The register command stream of `stream`: 32-bit words, ending with `NPU_OP_STOP`."""
     from ethosu.vela import api
 
-    return list(api.npu_generate_register_command_stream(stream.to_vela(), stream.vela_accelerator))
+    # Vela prints configuration warnings on stdout ("No configuration file specified...");
+    # they would end up in our output, so keep them out.
+    with contextlib.redirect_stdout(io.StringIO()):
+        return list(api.npu_generate_register_command_stream(stream.to_vela(), stream.vela_accelerator))
 
 
 def command_stream_bytes(stream: ethosu.CommandStreamOp, accelerator: str | None = None) -> bytes:

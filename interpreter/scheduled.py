@@ -33,6 +33,8 @@ bit-exactly with `interpreter.nn.run_program`.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -92,6 +94,14 @@ def run_any(module: ModuleOp, inputs: Sequence[np.ndarray]) -> ProgramRun:
     """`run_scheduled` on allocated IR; on IR with stripe loops but no allocation (the output
     of `--cascade-plan --rolling-buffer`), `interpreter.nn.run_program` on its planned view
     (whole-tensor semantics); on anything else, `run_program` itself."""
+    if any(op.name == "ethosu.command_stream" for op in module.walk()):
+        # Lowered IR: Vela serializes each command stream and the functional model runs it.
+        from cascade.passes.lower_to_ethosu import run_lowered
+
+        # Vela's default architecture prints configuration warnings on stdout; keep them out.
+        with contextlib.redirect_stdout(io.StringIO()):
+            outputs = run_lowered(module, inputs)
+        return ProgramRun(outputs, {})
     if is_scheduled(module):
         return run_scheduled(module, inputs).program_run()
     if any(isinstance(op, ForStripesOp) for op in module.walk()):

@@ -1,12 +1,26 @@
-"""ethosu-pipeline: the whole nn-to-ethosu pipeline as one pass (planned)."""
+"""ethosu-pipeline: the whole nn-to-ethosu pipeline as one pass.
+
+    cascade-opt net.tflite --ethosu-pipeline='accelerator=ethos-u55-128 sram-budget=65536'
+
+is `cascade-plan{accelerator sram-budget}`, `rolling-buffer`, `allocate-memory{accelerator}` and
+`lower-to-ethosu{accelerator}` in order. The names are checked before any work (as
+cascade-estimate does). `system-config` and `memory-mode` are recorded on every
+`ethosu.command_stream` (Vela's vela.ini section names); the planner does not use them yet
+(cascade-plan has no such options).
+"""
 
 from dataclasses import dataclass
 
-from cascade.passes._unimplemented import UnimplementedPass
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+from cascade.dialects import ethosu
 
 
 @dataclass(frozen=True)
-class EthosUPipelinePass(UnimplementedPass):
+class EthosUPipelinePass(ModulePass):
     """Run cascade-plan, rolling-buffer, allocate-memory and lower-to-ethosu in order.
 
     Options: `accelerator` (Vela accelerator name), `sram-budget` (bytes), `system-config` and
@@ -19,3 +33,35 @@ class EthosUPipelinePass(UnimplementedPass):
     sram_budget: int | None = None
     system_config: str | None = None
     memory_mode: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from cascade.ethos_u.arch import ACCELERATOR_NAMES, memory_mode_names, system_config_names
+        from cascade.passes.allocate_memory import AllocateMemoryPass
+        from cascade.passes.cascade_plan import CascadePlanPass
+        from cascade.passes.lower_to_ethosu import LowerToEthosUPass
+        from cascade.passes.rolling_buffer import RollingBufferPass
+
+        if self.accelerator not in ACCELERATOR_NAMES:
+            raise DiagnosticException(
+                f"{self.name}: unknown accelerator '{self.accelerator}'; "
+                f"expected one of: {', '.join(ACCELERATOR_NAMES)}"
+            )
+        if self.system_config is not None and self.system_config not in system_config_names():
+            raise DiagnosticException(
+                f"{self.name}: unknown system config '{self.system_config}'; "
+                f"expected one of: {', '.join(system_config_names())}"
+            )
+        if self.memory_mode is not None and self.memory_mode not in memory_mode_names():
+            raise DiagnosticException(
+                f"{self.name}: unknown memory mode '{self.memory_mode}'; "
+                f"expected one of: {', '.join(memory_mode_names())}"
+            )
+        CascadePlanPass(sram_budget=self.sram_budget, accelerator=self.accelerator).apply(ctx, op)
+        RollingBufferPass().apply(ctx, op)
+        AllocateMemoryPass(accelerator=self.accelerator).apply(ctx, op)
+        LowerToEthosUPass(accelerator=self.accelerator).apply(ctx, op)
+        for stream in [o for o in op.walk() if isinstance(o, ethosu.CommandStreamOp)]:
+            if self.system_config is not None:
+                stream.system_config = StringAttr(self.system_config)
+            if self.memory_mode is not None:
+                stream.memory_mode = StringAttr(self.memory_mode)

@@ -1,12 +1,604 @@
-"""lower-to-ethosu: lower scheduled nn/cascade IR to ethosu commands (planned)."""
+"""lower-to-ethosu: lower allocated, scheduled nn/cascade IR to Ethos-U command streams.
 
+    cascade-opt net.tflite --cascade-plan='accelerator=ethos-u55-128 sram-budget=N' --rolling-buffer \\
+        --allocate-memory='accelerator=ethos-u55-128' -p 'lower-to-ethosu{accelerator=ethos-u55-128}'
+
+Input: the output of allocate-memory (every buffer has a `#cascade.placement`). Output: the same
+function where every maximal run of NPU steps (top-level `cascade.for_stripes` loops and bare
+operators, in schedule order) is replaced by ONE `ethosu.command_stream`, and the remaining
+steps stay `nn` operators that run on the CPU (as Vela leaves unsupported operators to TFLite
+Micro). Representation (the data flow goes through memory, as on the device):
+
+* `ethosu.command_stream "<accelerator>" {ethosu.flash = array<i8: ...>} { commands }`: the
+  commands of the segment; the stream reads its constants (bias records, MLW weights, LUTs)
+  from region 0 (flash), whose image is the stream's `ethosu.flash` attribute, and its feature
+  maps from region 1, the SRAM of `cascade.allocated_peak_bytes` bytes in which every tensor
+  lives at its allocated offset (dense NHWC, see below).
+* a value computed by a command stream and used later by a CPU operator or `func.return` is
+  read back from SRAM by `builtin.unrealized_conversion_cast` with no operand and a
+  `cascade.placement` attribute (a "load" of the tensor from its placement);
+* a CPU operator keeps its `cascade.placement`: its result is stored there (dense NHWC) for
+  the command streams after it; function arguments are written to their placements first.
+
+`run_lowered` executes this form: command streams are serialized with Vela
+(`npu_generate_register_command_stream`) and run by the functional model
+(`interpreter.ethosu.EthosUMachine.run_register_stream`) on the shared SRAM image; CPU
+operators run with the `nn` interpreter.
+
+Stripes: every operator of a stripe loop computes, at every stripe (lexicographic order), its
+*computed box* (`planner.stripes.CascadeGeometry`, exactly what `interpreter.scheduled` runs),
+lowered with `ethos_u.npu_lowering.lower_op`; commands are interleaved across operators in the
+schedule's order. The NPU executes kernel commands in stream order, so the order that makes
+the scheduled executor bit-exact (rolling rows consumed before they are overwritten) is kept.
+A box taller than its rolling buffer keeps its last k rows (the others would be overwritten
+within the same write, as in the scheduled executor).
+
+Choices and limits of this version:
+
+* Feature maps are stored NHWC everywhere (the allocator sized them for NHCWB16 with depth
+  rounded to 16, which is never smaller, so NHWC fits; NHCWB16 would only change performance).
+* `fully_connected` stays on the CPU by default (`fc-on-npu=false`): the NPU's fixed-point FC
+  differs from TFLite's reference by up to 1 LSB. Softmax and anything `lower_op` rejects as a
+  bare operator also stay on the CPU; an unsupported operator inside a stripe loop is an error.
+* Constants (bias records, MLW weights, LUTs) are placed one after the other in the stream's
+  flash image. An operator with SRAM weights (`cascade.weights_placement`) is lowered to read
+  them at that SRAM placement, and an `ethosu.dma` from flash to SRAM precedes its first
+  command (at its own step, inside the buffer's lifetime; no earlier prefetch yet). If our
+  encoding (block depth chosen per stripe by `lower_op`) is larger than the buffer the
+  allocator sized with the cost model, or the operator is lowered stripe by stripe (it touches
+  a recompute buffer), its constants stay in flash.
+* A recompute intermediate (a stripe-shaped buffer holding, at each stripe, the box its
+  consumers require, from that box's origin) is addressed per stripe: its producer and
+  consumers are lowered one stripe at a time with the placement shifted by the origin, and
+  the constants of consecutive stripes are shared when their encodings are equal.
+* Rolling buffers along the width, batch > 1 and 16-bit feature maps in stripe loops are not
+  handled; one LUT slot per LUT operator (round-robin over the 8 slots, DMA not hoisted).
+* WAR on rolling buffers needs no extra waits here: kernel commands run in stream order on the
+  NPU and the stream order is the scheduled executor's, which consumes rows before they wrap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from cascade.passes._unimplemented import UnimplementedPass
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    IntegerType,
+    ModuleOp,
+    TensorType,
+    UnrealizedConversionCastOp,
+    i8,
+)
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+from cascade.dialects import ethosu, nn
+from cascade.dialects.cascade import (
+    PLACEMENT_ATTR,
+    BufferMode,
+    GroupOp,
+    PlacementAttr,
+    RollingBufferOp,
+    StripedRegionOp,
+    get_placement,
+    get_stripe,
+)
+
+if TYPE_CHECKING:
+    from cascade.ethos_u.npu_lowering import Box, LoweredStripe, Placement
+    from cascade.passes.planner.program import ProgramGraph
+
+FLASH_ATTR = "ethosu.flash"
+"""Attribute of an `ethosu.command_stream`: its region-0 (flash) image, `array<i8: ...>`."""
+
+FLASH_REGION = 0
+SRAM_REGION = 1
 
 
 @dataclass(frozen=True)
-class LowerToEthosUPass(UnimplementedPass):
-    """Replace scheduled operations by ethosu NPU operations inside a command stream."""
+class LowerToEthosUPass(ModulePass):
+    """Replace the NPU steps of allocated IR by `ethosu.command_stream`s (see the module doc).
+
+    Options: `accelerator` (Vela accelerator name; the one the plan and allocation used),
+    `fc-on-npu` (lower fully_connected too; off by default, see the module doc).
+    """
 
     name = "lower-to-ethosu"
+
+    accelerator: str = "ethos-u55-256"
+    fc_on_npu: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in [f for f in op.ops if isinstance(f, FuncOp) and f.body.blocks]:
+            try:
+                lower_function(function, self.accelerator, fc_on_npu=self.fc_on_npu)
+            except ValueError as error:  # NpuLoweringError and allocation problems
+                raise DiagnosticException(f"lower-to-ethosu: @{function.sym_name.data}: {error}") from error
+
+
+# --------------------------------------------------------------------------- #
+# Lowering
+# --------------------------------------------------------------------------- #
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
+
+
+def _data_type(value: SSAValue) -> ethosu.DataType:
+    assert isinstance(value.type, TensorType)
+    element = value.type.get_element_type()
+    types = {8: ethosu.DataType.INT8, 16: ethosu.DataType.INT16, 32: ethosu.DataType.INT32}
+    if not isinstance(element, IntegerType) or element.width.data not in types:
+        raise ValueError(f"no NPU data type for {value.type}")
+    return types[element.width.data]
+
+
+def _placement(value: SSAValue, attr: PlacementAttr, rolling_rows: int | None = None) -> Placement:
+    from cascade.ethos_u.npu_lowering import Placement, hwc_shape
+
+    return Placement(
+        SRAM_REGION,
+        attr.get_offset(),
+        hwc_shape(_shape(value)),
+        ethosu.Layout.NHWC,
+        rolling_rows,
+        _data_type(value),
+    )
+
+
+def _is_cpu_op(op: Operation, fc_on_npu: bool) -> bool:
+    from cascade.ethos_u.npu_lowering import SUPPORTED_OPS
+
+    if isinstance(op, nn.FullyConnectedOp) and not fc_on_npu:
+        return True
+    return not isinstance(op, SUPPORTED_OPS)
+
+
+class _Segment:
+    """Commands and flash image of one NPU segment under construction."""
+
+    def __init__(self, accelerator: str) -> None:
+        self.accelerator = accelerator
+        self.commands: list[Operation] = []
+        self.flash = bytearray()
+        self.luts: dict[Operation, int] = {}
+        self.sram_weight_ops = 0
+        self.last: dict[Operation, tuple[int, bytes]] = {}
+
+    def lower(
+        self,
+        op: Operation,
+        placements: Sequence[Placement],
+        boxes: Sequence[Box] | None,
+        constants: dict,
+        reuse: bool = False,
+        sram_weights: PlacementAttr | None = None,
+    ) -> list[LoweredStripe]:
+        """`lower_op` of `op` over `boxes`; its constants go to the end of the flash image."""
+        from cascade.ethos_u.npu_lowering import LUT_OPS, LoweredOp, lower_op
+
+        lut_index = 0
+        if isinstance(op, LUT_OPS):
+            if op not in self.luts:
+                self.luts[op] = len(self.luts) % 8
+            lut_index = self.luts[op]
+
+        def lower(address: int, region: int = FLASH_REGION) -> LoweredOp:
+            return lower_op(
+                op,
+                placements,
+                boxes,
+                accelerator=self.accelerator,
+                constant_region=region,
+                constant_address=address,
+                constants=constants,
+                lut_index=lut_index,
+            )
+
+        if sram_weights is not None and not reuse:
+            # SRAM weights: lowered to read the constants at their SRAM placement, which a DMA
+            # from flash fills before the operator's first command (when the encoding fits
+            # the buffer the allocator sized with the cost model; else they stay in flash).
+            lowered = lower(sram_weights.get_offset(), SRAM_REGION)
+            size = lowered.constant_size
+            if 0 < size <= sram_weights.get_size():
+                source = ethosu.AddressRangeAttr(FLASH_REGION, len(self.flash), size)
+                self.flash += lowered.constant_data
+                dma = ethosu.DmaOp(source, ethosu.AddressRangeAttr(SRAM_REGION, sram_weights.get_offset(), size))
+                lowered.stripes[0].commands.insert(0, dma)
+                self.sram_weight_ops += 1
+                return lowered.stripes
+        previous = self.last.get(op) if reuse else None
+        if previous is not None:
+            # Stripes lowered one by one: reuse the constants of the previous stripe when they
+            # are the same bytes (the encoding does not depend on the address).
+            lowered = lower(previous[0])
+            if lowered.constant_data == previous[1]:
+                return lowered.stripes
+        address = len(self.flash)
+        lowered = lower(address)
+        self.flash += lowered.constant_data
+        self.last[op] = (address, lowered.constant_data)
+        return lowered.stripes
+
+    def build(self) -> ethosu.CommandStreamOp:
+        stream = ethosu.CommandStreamOp(self.accelerator, self.commands)
+        stream.attributes[FLASH_ATTR] = DenseArrayBase.from_list(
+            i8, np.frombuffer(bytes(self.flash), dtype=np.int8).tolist()
+        )
+        return stream
+
+
+def lower_function(function: FuncOp, accelerator: str, *, fc_on_npu: bool = False) -> list[ethosu.CommandStreamOp]:
+    """Lower the allocated `function` in place; returns its command streams in order."""
+    from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR, arg_placement, top_level_units
+
+    units = top_level_units(function)
+    if not units:
+        return []  # nothing to lower (a function without nn operators is left unchanged)
+    if ALLOCATED_PEAK_ATTR not in function.attributes:
+        raise ValueError("the function is not allocated (run allocate-memory first)")
+    for unit in units:
+        if isinstance(unit, GroupOp):
+            raise ValueError("cascade.group is not lowered: run rolling-buffer first")
+    # Where each value lives (function arguments, step results).
+    stores: dict[SSAValue, PlacementAttr] = {}
+    for index, arg in enumerate(function.args):
+        attr = arg_placement(function, index)
+        if attr is not None:
+            stores[arg] = attr
+    constants: dict[SSAValue, np.ndarray] = {}
+    from cascade.interpreter.nn import constant_array
+
+    for op in function.body.block.ops:
+        if isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr):
+            constants[op.result] = constant_array(op.value)
+
+    context = _LoopContext.build(function)
+    segments: list[tuple[list[Operation], _Segment]] = []
+    current: tuple[list[Operation], _Segment] | None = None
+    for unit in units:
+        placement = get_placement(unit)
+        if placement is None:
+            raise ValueError(f"{unit.name} has no placement")
+        on_cpu = isinstance(unit, nn.NNOperation) and _is_cpu_op(unit, fc_on_npu)
+        if isinstance(unit, StripedRegionOp):
+            bad = [o for o in unit.body.block.ops if isinstance(o, nn.NNOperation) and _is_cpu_op(o, fc_on_npu)]
+            if bad:
+                raise ValueError(f"{bad[0].name} inside a stripe loop has no NPU lowering")
+        lone_stripes = None
+        if not on_cpu and isinstance(unit, nn.NNOperation):
+            segment = current[1] if current is not None else _Segment(accelerator)
+            lone_stripes = _lower_lone(unit, placement, stores, constants, segment)
+            on_cpu = lone_stripes is None
+        if on_cpu:
+            current = None
+            stores[unit.results[0]] = placement
+            continue
+        if current is None:
+            current = ([], segment if lone_stripes is not None else _Segment(accelerator))
+            segments.append(current)
+        current[0].append(unit)
+        segment = current[1]
+        if isinstance(unit, StripedRegionOp):
+            _lower_loop(unit, placement, stores, constants, segment, context)
+        else:
+            for stripe in lone_stripes or []:
+                segment.commands.extend(stripe.commands)
+        stores[unit.results[0]] = placement
+
+    streams = []
+    for members, segment in segments:
+        stream = segment.build()
+        streams.append(stream)
+        block = function.body.block
+        block.insert_op_before(stream, members[0])
+        for member in members:
+            result = member.results[0]
+            outside = [u for u in result.uses if u.operation not in members]
+            if outside:
+                load = UnrealizedConversionCastOp.build(operands=[[]], result_types=[[result.type]])
+                load.attributes[PLACEMENT_ATTR] = stores[result]
+                load.results[0].name_hint = result.name_hint
+                block.insert_op_before(load, members[-1])
+                result.replace_uses_with_if(load.results[0], lambda use, ms=members: use.operation not in ms)
+        for member in reversed(members):  # users before producers
+            member.detach()
+            member.erase(safe_erase=False)
+    # Constants only the command streams used are dead now.
+    for op in list(function.body.block.ops):
+        if isinstance(op, arith.ConstantOp) and not op.result.uses:
+            op.detach()
+            op.erase()
+    return streams
+
+
+def _activations(op: Operation, constants: dict[SSAValue, np.ndarray]) -> list[SSAValue]:
+    return [v for v in op.operands if v not in constants]
+
+
+def _lower_lone(
+    op: nn.NNOperation,
+    placement: PlacementAttr,
+    stores: dict[SSAValue, PlacementAttr],
+    constants: dict[SSAValue, np.ndarray],
+    segment: _Segment,
+) -> list[LoweredStripe] | None:
+    """The stripes of a bare operator (its whole output), None if it has no NPU lowering (it
+    then runs on the CPU)."""
+    from cascade.ethos_u.npu_lowering import NpuLoweringError
+
+    activations = _activations(op, constants)
+    if any(v not in stores for v in activations):
+        return None
+    placements = [_placement(v, stores[v]) for v in activations]
+    placements.append(_placement(op.results[0], placement))
+    try:
+        return segment.lower(op, placements, None, constants, sram_weights=_weights_placement(op))
+    except NpuLoweringError:
+        return None
+
+
+@dataclass
+class _LoopContext:
+    """The planner's view of the function: operator indices and step geometry."""
+
+    graph: ProgramGraph
+    index: dict[Operation, int]
+    steps: list
+
+    @staticmethod
+    def build(function: FuncOp) -> _LoopContext:
+        from cascade.passes.cascade_plan import scheduled_program
+        from cascade.passes.planner.program import ProgramGraph
+        from cascade.passes.rolling_buffer import group_view
+
+        view, origin = group_view(function)
+        scheduled = scheduled_program(view)
+        graph = ProgramGraph.build(scheduled.program)
+        index = {origin[o]: i for i, o in enumerate(scheduled.nn_ops)}
+        return _LoopContext(graph, index, list(scheduled.steps))
+
+
+def _lower_loop(
+    loop: StripedRegionOp,
+    placement: PlacementAttr,
+    stores: dict[SSAValue, PlacementAttr],
+    constants: dict[SSAValue, np.ndarray],
+    segment: _Segment,
+    context: _LoopContext,
+) -> None:
+    """Commands of every stripe of `loop`, interleaved in the schedule's order."""
+    from cascade.ethos_u.npu_lowering import Box, NpuLoweringError
+    from cascade.passes.planner.stripes import CascadeGeometry
+
+    members = [o for o in loop.body.block.ops if isinstance(o, nn.NNOperation)]
+    first = context.index[members[0]]
+    step = next(s for s in context.steps if s.first == first)
+    geometry = CascadeGeometry.build(context.graph, step.first, step.sink, step.config, step.recompute)
+    local: dict[SSAValue, Placement] = {}
+    loop_constants = dict(constants)
+    for arg, operand in zip(loop.input_args, loop.inputs, strict=True):
+        if operand in constants:
+            loop_constants[arg] = constants[operand]
+        else:
+            local[arg] = _placement(operand, stores[operand])
+    sink = loop.yield_op.values[0]
+    recompute: dict[SSAValue, tuple[Operation, PlacementAttr, tuple[int, ...]]] = {}
+    for member in members:
+        value = member.results[0]
+        if value is sink:
+            local[value] = _placement(value, placement)
+            continue
+        stripe = get_stripe(member)
+        buffers = [u.operation for u in value.uses if isinstance(u.operation, RollingBufferOp)]
+        if stripe is None:
+            raise NpuLoweringError(f"{member.name} in a stripe loop has no cascade.stripe")
+        if stripe.get_mode() != BufferMode.ROLLING:
+            attr = get_placement(member)
+            if attr is None:
+                raise NpuLoweringError(f"the recompute buffer of {member.name} has no placement")
+            recompute[value] = (member, attr, tuple(stripe.get_shape()))
+            continue
+        if not buffers:
+            raise NpuLoweringError(f"{member.name}: a rolling intermediate without cascade.rolling_buffer")
+        buffer = buffers[0]
+        if buffer.rolling_axis() != 1:
+            raise NpuLoweringError(f"{member.name}: rolling buffers along axis {buffer.rolling_axis()} are not lowered")
+        if buffer.placement is None:
+            raise NpuLoweringError(f"the rolling buffer of {member.name} has no placement")
+        local[value] = _placement(value, buffer.placement, buffer.get_depth())
+        local[buffer.result] = local[value]
+
+    def placements_at(member: Operation, stripe_index: tuple[int, ...]) -> list[Placement]:
+        """The placements `member` sees at a stripe: a recompute buffer holds the box its
+        consumers require at that stripe from its origin (`interpreter.scheduled`), expressed
+        as a placement of the stripe-shaped storage shifted by that origin."""
+        result = []
+        for value in [*_activations(member, loop_constants), member.results[0]]:
+            if value not in recompute:
+                result.append(local[value])
+                continue
+            producer, attr, shape = recompute[value]
+            required = geometry.required_box(context.index[producer], stripe_index)
+            if required is None:
+                raise NpuLoweringError(f"{producer.name}: no required box at stripe {stripe_index}")
+            origin = required.offset
+            stored = _placement_shape(value, attr, shape)
+            y_stride, x_stride, c_stride = stored.strides
+            if len(origin) == 4:
+                shift = origin[1] * y_stride + origin[2] * x_stride + origin[3] * c_stride
+            else:
+                shift = origin[0] * y_stride + origin[1] * c_stride
+            result.append(_shifted(stored, -shift))
+        return result
+
+    # Boxes per member, in stripe order; the order of (stripe, member) pairs is the schedule.
+    boxes: dict[Operation, list[Box]] = {m: [] for m in members}
+    views: dict[Operation, list[list[Placement]]] = {m: [] for m in members}
+    order: list[Operation] = []
+    for stripe_index in geometry.stripe_indices():
+        for member in members:
+            region = geometry.computed_box(context.index[member], stripe_index)
+            if region is None:
+                continue
+            box = Box.from_region(region)
+            rows = getattr(local.get(member.results[0]), "rolling_rows", None)
+            if rows is not None and box.height > rows:
+                drop = box.height - rows
+                box = Box(box.y + drop, box.x, box.c, rows, box.width, box.depth)
+            boxes[member].append(box)
+            views[member].append(placements_at(member, stripe_index))
+            order.append(member)
+    lowered = {}
+    for member in members:
+        if all(v == views[member][0] for v in views[member]):
+            lowered[member] = iter(
+                segment.lower(
+                    member, views[member][0], boxes[member], loop_constants, sram_weights=_weights_placement(member)
+                )
+            )
+            continue
+        stripes = []
+        for box, view in zip(boxes[member], views[member], strict=True):
+            stripes.extend(segment.lower(member, view, [box], loop_constants, reuse=True))
+        lowered[member] = iter(stripes)
+    for member in order:
+        segment.commands.extend(next(lowered[member]).commands)
+
+
+def _weights_placement(op: Operation) -> PlacementAttr | None:
+    """The SRAM placement of `op`'s weights (`cascade.weights_placement`), if any."""
+    from cascade.passes.memory_check import WEIGHTS_PLACEMENT_ATTR
+
+    attr = op.attributes.get(WEIGHTS_PLACEMENT_ATTR)
+    return attr if isinstance(attr, PlacementAttr) else None
+
+
+def _placement_shape(value: SSAValue, attr: PlacementAttr, shape: Sequence[int]) -> Placement:
+    """A placement of `value` stored in a buffer of (storage) `shape`."""
+    from cascade.ethos_u.npu_lowering import Placement, hwc_shape
+
+    return Placement(SRAM_REGION, attr.get_offset(), hwc_shape(shape), ethosu.Layout.NHWC, None, _data_type(value))
+
+
+def _shifted(placement: Placement, delta: int) -> Placement:
+    import dataclasses
+
+    return dataclasses.replace(placement, address=placement.address + delta)
+
+
+# --------------------------------------------------------------------------- #
+# Execution of the lowered form
+# --------------------------------------------------------------------------- #
+
+
+def _dtype(value: SSAValue) -> np.dtype:
+    assert isinstance(value.type, TensorType)
+    element = value.type.get_element_type()
+    assert isinstance(element, IntegerType)
+    return np.dtype(f"<i{element.width.data // 8}")
+
+
+def flash_image(stream: ethosu.CommandStreamOp) -> bytes:
+    """The region-0 image of a lowered command stream."""
+    attr = stream.attributes.get(FLASH_ATTR)
+    if not isinstance(attr, DenseArrayBase):
+        return b""
+    return np.asarray(attr.get_values(), dtype=np.int8).tobytes()
+
+
+def run_lowered(module: ModuleOp, inputs: Sequence[np.ndarray], poison: int = 0xA5) -> list[np.ndarray]:
+    """Execute the lowered `@main` (module doc): command streams serialized by Vela and run by
+    the functional model over one SRAM image, CPU operators with the `nn` interpreter."""
+    from xdsl.interpreter import Interpreter
+
+    from cascade.ethos_u.serialize import command_stream_words
+    from cascade.interpreter.ethosu import EthosUMachine
+    from cascade.interpreter.nn import NNFunctions, constant_array, main_function
+    from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR, arg_placement
+
+    function = main_function(module)
+    peak = function.attributes[ALLOCATED_PEAK_ATTR].value.data  # type: ignore[union-attr]
+    sram = np.full(peak, poison, dtype=np.uint8)
+    values: dict[SSAValue, np.ndarray] = {}
+
+    def store(value: SSAValue, attr: PlacementAttr, array: np.ndarray) -> None:
+        data = np.ascontiguousarray(array, dtype=_dtype(value)).view(np.uint8).reshape(-1)
+        sram[attr.get_offset() : attr.get_offset() + data.size] = data
+
+    def load(value: SSAValue, attr: PlacementAttr) -> np.ndarray:
+        dtype = _dtype(value)
+        count = int(np.prod(_shape(value))) * dtype.itemsize
+        raw = sram[attr.get_offset() : attr.get_offset() + count]
+        return raw.view(dtype).reshape(_shape(value)).copy()
+
+    for index, (arg, array) in enumerate(zip(function.args, inputs, strict=True)):
+        values[arg] = np.asarray(array)
+        attr = arg_placement(function, index)
+        if attr is not None:
+            store(arg, attr, values[arg])
+    interpreter = Interpreter(ModuleOp([]))
+    interpreter.register_implementations(NNFunctions())
+    for op in function.body.block.ops:
+        if isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr):
+            values[op.result] = constant_array(op.value)
+        elif isinstance(op, ethosu.CommandStreamOp):
+            machine = EthosUMachine(op.accelerator.data, {FLASH_REGION: flash_image(op), SRAM_REGION: sram})
+            machine.run_register_stream(command_stream_words(op))
+        elif isinstance(op, UnrealizedConversionCastOp):
+            attr = op.attributes[PLACEMENT_ATTR]
+            assert isinstance(attr, PlacementAttr)
+            values[op.results[0]] = load(op.results[0], attr)
+        elif isinstance(op, nn.NNOperation):
+            result = np.asarray(interpreter.run_op(op, tuple(values[v] for v in op.operands))[0])
+            values[op.results[0]] = result
+            attr = get_placement(op)
+            if attr is not None:
+                store(op.results[0], attr, result)
+        elif isinstance(op, func.ReturnOp):
+            return [values[v] for v in op.arguments]
+        else:
+            raise ValueError(f"cannot run {op.name} in lowered IR")
+    raise ValueError("@main has no return")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m cascade.passes.lower_to_ethosu LOWERED.mlir ORIGINAL.mlir [--seed N]`: run the
+    lowered program (`run_lowered`: Vela register streams on the functional model, CPU ops with
+    the `nn` interpreter) and the original with `interpreter.nn` on the same random int8
+    inputs; print `npu commands: N` and `bit-exact: K/N outputs`; exit 0 only if all equal."""
+    import argparse
+
+    from cascade.frontends.loader import load_module
+    from cascade.interpreter.nn import input_types, run_program
+
+    parser = argparse.ArgumentParser(prog="python -m cascade.passes.lower_to_ethosu")
+    parser.add_argument("lowered")
+    parser.add_argument("original")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    lowered, original = load_module(args.lowered), load_module(args.original)
+    rng = np.random.default_rng(args.seed)
+    inputs = [rng.integers(-128, 128, size=t.get_shape(), dtype=np.int8) for t in input_types(original)]
+    outputs = run_lowered(lowered, inputs)
+    reference = run_program(original, inputs).outputs
+    equal = sum(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(outputs, reference, strict=True))
+    streams = [op for op in lowered.walk() if isinstance(op, ethosu.CommandStreamOp)]
+    print(f"npu commands: {sum(len(list(s.commands)) for s in streams)} in {len(streams)} streams")
+    print(f"bit-exact: {equal}/{len(reference)} outputs")
+    return 0 if reference and equal == len(reference) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

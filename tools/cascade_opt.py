@@ -16,13 +16,13 @@ import argparse
 import dataclasses
 import os
 import sys
+import typing
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.dialects.builtin import ModuleOp, NameLoc
 from xdsl.ir import Operation
-from xdsl.parser import Parser
 from xdsl.passes import ModulePass, get_pass_option_infos
 from xdsl.universe import Universe
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
@@ -35,6 +35,7 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from cascade.frontends.loader import LocatingParser, failing_op, format_location
 from cascade.passes import PASSES, get_all_passes
 from cascade.universe import get_all_dialects, get_dialect_overrides
 
@@ -165,54 +166,37 @@ def _check_pass_options(pass_class: type[ModulePass], arg_spec: ArgSpec) -> None
         raise UserError(
             f"pass '{arg_spec.name}' has no option {', '.join(map(repr, unknown))}; {_option_summary(pass_class)}"
         )
+    _check_no_bool_for_number(pass_class, arg_spec.name, given)
     try:
         pass_class.from_pass_spec(arg_spec)
     except ValueError as error:
         raise UserError(f"invalid options for pass '{arg_spec.name}': {error}; {_option_summary(pass_class)}") from None
 
 
-class _LocatingParser(Parser):
-    """A parser that gives each parsed operation without a `loc(...)` its file:line:col.
+def _scalar_types(annotation: Any) -> set[Any]:
+    """The scalar classes an option annotation admits: `int | None` -> {int, NoneType}."""
+    if isinstance(annotation, type) and not typing.get_args(annotation):
+        return {annotation}
+    return {t for arg in typing.get_args(annotation) if arg is not Ellipsis for t in _scalar_types(arg)}
 
-    xDSL keeps no source position on operations, so without this a verifier error could not
-    say where the failing operation is written.
+
+def _check_no_bool_for_number(pass_class: type[ModulePass], pass_name: str, given: dict[str, Any]) -> None:
+    """Reject `true`/`false` for a number option.
+
+    xDSL's type check accepts them because bool is a subclass of int in Python, so
+    `sram-budget=true` would silently become a budget of 1 byte.
     """
-
-    def __init__(self, *args: Any, line_offset: int = 0, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.line_offset = line_offset
-        self.open_operations: list[FileLineColLoc] = []
-        """Where each operation being parsed starts, outermost first."""
-
-    def parse_operation(self) -> Operation:
-        start = self._current_token.span.get_location()
-        location = FileLineColLoc(StringAttr(start.file), IntAttr(start.line + self.line_offset), IntAttr(start.col))
-        self.open_operations.append(location)
-        op = super().parse_operation()
-        self.open_operations.pop()
-        if isinstance(op.location, UnknownLoc):
-            op.location = location
-        return op
-
-    def innermost_open_operation(self) -> FileLineColLoc | None:
-        """Where the operation that was being parsed when parsing stopped starts."""
-        return self.open_operations[-1] if self.open_operations else None
-
-
-def _format_location(location: object) -> str | None:
-    if not isinstance(location, FileLineColLoc):
-        return None
-    return f"{location.filename.data}:{location.line.data}:{location.column.data}"
-
-
-def _failing_op(module: ModuleOp) -> tuple[Operation, VerifyException] | None:
-    """The innermost operation that fails verification on its own, with its error."""
-    for op in module.walk(region_first=True):
-        try:
-            op.verify(verify_nested_ops=False)
-        except VerifyException as error:
-            return op, error
-    return None
+    hints = typing.get_type_hints(pass_class)
+    for name, values in given.items():
+        allowed = _scalar_types(hints.get(name, Any))
+        if bool in allowed:
+            continue
+        if any(isinstance(value, bool) for value in values):
+            expected = "|".join(sorted(t.__name__ for t in allowed if t is not type(None)))
+            raise UserError(
+                f"invalid options for pass '{pass_name}': option '{name.replace('_', '-')}' expects {expected}, "
+                f"got '{str(values[0]).lower()}'; {_option_summary(pass_class)}"
+            )
 
 
 def format_parse_error(error: ParseError) -> str:
@@ -224,17 +208,44 @@ def format_parse_error(error: ParseError) -> str:
     return "\n".join(lines)
 
 
-def format_verification_failure(module: ModuleOp, error: VerifyException, after_pass: str | None) -> str:
+def format_verification_failure(module: ModuleOp, error: VerifyException) -> str:
     """`file:line:col: error: 'op.name' op message`, or the plain message when no op is found."""
-    after = f" after pass '{after_pass}'" if after_pass else ""
-    culprit = _failing_op(module)
+    culprit = failing_op(module)
     if culprit is None:
-        return f"{PROG}: error: IR{after} does not verify: {error}"
+        return f"{PROG}: error: IR does not verify: {error}"
     op, op_error = culprit
     message = f"'{op.name}' op {op_error}"
-    if (location := _format_location(op.location)) is not None:
-        return f"{location}: error{after}: {message}"
-    return f"{PROG}: error: IR{after} does not verify: {message}"
+    if (location := format_location(op.location)) is not None:
+        return f"{location}: error: {message}"
+    return f"{PROG}: error: IR does not verify: {message}"
+
+
+def describe_op(op: Operation) -> str:
+    """An operation for an internal error: its name and where it comes from, if known."""
+    if (location := format_location(op.location)) is not None:
+        return f"{op.name} at {location}"
+    if isinstance(op.location, NameLoc):
+        return f"{op.name} '{op.location.desc.data}'"
+    return op.name
+
+
+class InternalPassError(Exception):
+    """A pass left IR that does not verify behind: a bug in the pass, never the user's input.
+
+    The input was verified before the first pass, so the pass that ran last is to blame.
+    """
+
+    def __init__(self, pass_name: str, op: str, message: str) -> None:
+        super().__init__(f"internal error in pass '{pass_name}': {op}: {message}")
+        self.pass_name = pass_name
+
+    @classmethod
+    def from_verification(cls, pass_name: str, module: ModuleOp, error: VerifyException) -> InternalPassError:
+        culprit = failing_op(module)
+        if culprit is None:
+            return cls(pass_name, "builtin.module", str(error))
+        op, op_error = culprit
+        return cls(pass_name, describe_op(op), str(op_error))
 
 
 class CascadeOptMain(xDSLOptMain):
@@ -276,6 +287,14 @@ class CascadeOptMain(xDSLOptMain):
         super().register_all_frontends()
         self.available_frontends["tflite"] = _parse_tflite
 
+    def register_all_targets(self) -> None:
+        """xDSL's output targets plus ours: `-t ethosu-cs` writes the NPU command stream."""
+        super().register_all_targets()
+        from cascade.ethos_u.targets import get_all_targets
+
+        for name, factory in get_all_targets().items():
+            self.available_targets.setdefault(name, factory)
+
     def register_all_passes(self) -> None:
         super().register_all_passes()
         for name, factory in get_all_passes().items():
@@ -284,6 +303,9 @@ class CascadeOptMain(xDSLOptMain):
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
         arg_parser.prog = PROG
+        # A usage error is bad input like any other: one `error:` line and exit status 1, where
+        # argparse would print the whole usage and exit 2.
+        arg_parser.error = _usage_error  # type: ignore[method-assign]
         group = arg_parser.add_argument_group(
             "cascade passes",
             "Each runs in command-line order after the -p passes. Give options as --<pass>='name=value name=value'.",
@@ -318,8 +340,9 @@ class CascadeOptMain(xDSLOptMain):
                 if callback is not None:
                     callback(previous, module, following)
             except VerifyException as error:
-                after = previous.name if previous is not None else None
-                self.located = LocatedDiagnostic(error, format_verification_failure(module, error, after))
+                if previous is not None:
+                    raise InternalPassError.from_verification(previous.name, module, error) from error
+                self.located = LocatedDiagnostic(error, format_verification_failure(module, error))
                 raise
             if following is not None:
                 self.stage = f"pass '{following.name}'"
@@ -356,15 +379,19 @@ class CascadeOptMain(xDSLOptMain):
             text = chunk.read().decode("utf-8")
         except UnicodeDecodeError as error:
             raise UserError(f"{self.get_input_name()}: input is not UTF-8 text ({error})") from None
-        parser = _LocatingParser(self.ctx, text, self.get_input_name(), line_offset=start_offset)
+        parser = LocatingParser(self.ctx, text, self.get_input_name(), line_offset=start_offset)
         try:
             return parser.parse_module(not self.args.no_implicit_module)
-        except VerifyException as error:
-            # An attribute or type that fails its verifier while being parsed (`300 : i8`).
-            location = _format_location(parser.innermost_open_operation())
+        except (VerifyException, ValueError) as error:
+            # An attribute or type that fails its own check while being parsed: a verifier
+            # (`300 : i8`) or a constructor that raises ValueError (`dense<4294967297> : tensor<i32>`).
+            location = format_location(parser.innermost_open_operation())
             where = location if location is not None else PROG
-            self.located = LocatedDiagnostic(error, f"{where}: error: {error}")
-            raise
+            diagnostic = error if isinstance(error, VerifyException) else VerifyException(str(error))
+            self.located = LocatedDiagnostic(diagnostic, f"{where}: error: {error}")
+            if diagnostic is error:
+                raise
+            raise diagnostic from error
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
         self.stage = "printing"
@@ -375,6 +402,10 @@ class CascadeOptMain(xDSLOptMain):
         if self.located is not None and self.located.error is error:
             return self.located.report
         return f"{PROG}: error: {error}"
+
+
+def _usage_error(message: str) -> NoReturn:
+    raise UserError(message)
 
 
 def _parse_tflite(stream: IO[bytes]) -> ModuleOp:
@@ -411,6 +442,8 @@ def _print_error(message: str) -> None:
 def _report(error: Exception, driver: CascadeOptMain | None) -> str:
     if isinstance(error, UserError):
         return f"{PROG}: error: {error}"
+    if isinstance(error, InternalPassError):
+        return f"{PROG}: {error}"
     if isinstance(error, ParseError):
         return format_parse_error(error)
     if isinstance(error, DiagnosticException):

@@ -29,3 +29,10 @@
 // MISSING-NOT: Traceback
 // RUN: not cascade-run %models/resnet8.tflite --inputs %t.out.npz 2>&1 | filecheck %s --check-prefix=SHAPE
 // SHAPE: cascade-run: error: {{.*}}out.npz: input 'arr_0' is int8[1, 12], expected int8[1, 32, 32, 3]
+
+// Lowered to Ethos-U commands: Vela serializes each command stream and the functional model of
+// the NPU runs it over the allocated SRAM; the outputs still match TFLite.
+// RUN: cascade-opt %models/resnet8_nosoftmax.tflite -p 'ethosu-pipeline{accelerator=ethos-u55-128 sram-budget=30000}' -o %t.lowered.mlir
+// RUN: cascade-run %t.lowered.mlir --seed 3 --compare-tflite %models/resnet8_nosoftmax.tflite | filecheck %s --check-prefix=LOWERED
+// LOWERED-NOT: Warning
+// LOWERED: bit-exact: 1/1 tensors

@@ -166,14 +166,16 @@ def test_attribute_verifier_error_while_parsing_is_located_at_its_operation(tmp_
     assert err.startswith(f"{path}:2:3: error: Integer value 300 is out of range for type i8")
 
 
-def test_verifier_error_after_a_pass_names_the_pass(tmp_path, capsys, monkeypatch):
+def test_verifier_error_after_a_pass_is_an_internal_error_naming_the_pass_and_op(tmp_path, capsys, monkeypatch):
     path = tmp_path / "valid.mlir"
     path.write_text(VALID)
     passes = {**get_all_passes(), BreakingPass.name: lambda: BreakingPass}
     monkeypatch.setattr(cascade_opt, "get_all_passes", lambda: passes)
     status, err = run_and_capture([str(path), "-p", "break-return"], capsys)
     assert status == 1
-    assert err.startswith(f"{path}:2:3: error after pass 'break-return': 'func.return' op Expected arguments")
+    assert err.startswith(
+        f"cascade-opt: internal error in pass 'break-return': func.return at {path}:2:3: Expected arguments"
+    )
 
 
 def test_verify_diagnostics_prints_the_message_and_exits_0(tmp_path, capsys):

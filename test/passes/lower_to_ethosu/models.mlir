@@ -1,0 +1,18 @@
+// ds_cnn_kws (with softmax), planned at a budget, lowered to one command stream; fully_connected
+// and softmax stay nn operators on the CPU, reading their input back
+// (every test model is run in test/unit/test_lower_to_ethosu.py).
+// RUN: cascade-opt %models/ds_cnn_kws.tflite --cascade-plan='accelerator=ethos-u55-128 sram-budget=30000' \
+// RUN:   --rolling-buffer --allocate-memory=accelerator=ethos-u55-128 --lower-to-ethosu=accelerator=ethos-u55-128 \
+// RUN:   > %t.ds.mlir
+// RUN: filecheck %s < %t.ds.mlir
+// RUN: %python -m cascade.passes.lower_to_ethosu %t.ds.mlir %models/ds_cnn_kws.tflite | filecheck %s --check-prefix=EXEC
+
+// CHECK:      func.func @main(
+// CHECK:        ethosu.command_stream "ethos-u55-128" attributes {ethosu.flash = array<i8:
+// CHECK:        builtin.unrealized_conversion_cast to tensor<1x64xi8> {cascade.placement = #cascade.placement<sram,
+// CHECK-NEXT:   nn.fully_connected
+// CHECK-NEXT:   nn.softmax
+// CHECK-NEXT:   func.return
+
+// EXEC:       npu commands: {{[1-9][0-9]*}} in 1 streams
+// EXEC-NEXT:  bit-exact: 1/1 outputs

@@ -1,0 +1,220 @@
+"""lower-to-ethosu: the allocated test models lowered to command streams, serialized by Vela,
+run by the functional model over SRAM images built from the allocation, bit-exact with the nn
+interpreter; the streams disassemble to the same commands; the ethosu-cs target."""
+
+from __future__ import annotations
+
+import functools
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.utils.exceptions import DiagnosticException
+
+from cascade.dialects import ethosu, nn
+from cascade.dialects.cascade import ForStripesOp
+from cascade.ethos_u import serialize
+from cascade.ethos_u.targets import EthosUCommandStreamTarget, command_stream_text, get_all_targets
+from cascade.frontends.loader import load_module
+from cascade.interpreter.nn import input_types, run_program
+from cascade.passes.allocate_memory import AllocateMemoryPass
+from cascade.passes.cascade_plan import CascadePlanPass
+from cascade.passes.lower_to_ethosu import LowerToEthosUPass, flash_image, run_lowered
+from cascade.passes.rolling_buffer import RollingBufferPass
+
+MODELS = Path(__file__).parents[1] / "models"
+ACCELERATOR = "ethos-u55-128"
+
+CASES = [
+    ("resnet8_nosoftmax", 30000),
+    ("ds_cnn_kws_nosoftmax", 20000),
+    ("mbv1_025_96", 60000),
+    ("ds_cnn_kws", 100000),
+    ("mbv2_035_96", 60000),
+]
+
+
+@functools.cache
+def _original(model: str) -> ModuleOp:
+    return load_module(str(MODELS / f"{model}.tflite"))
+
+
+def _allocated(model: str, budget: int) -> ModuleOp:
+    module = _original(model).clone()
+    ctx = Context()
+    CascadePlanPass(accelerator=ACCELERATOR, sram_budget=budget).apply(ctx, module)
+    RollingBufferPass().apply(ctx, module)
+    AllocateMemoryPass(accelerator=ACCELERATOR).apply(ctx, module)
+    return module
+
+
+@functools.cache
+def _lowered(model: str, budget: int, fc_on_npu: bool = False) -> tuple[ModuleOp, int]:
+    """The lowered module and how many stripe loops the allocated one had."""
+    module = _allocated(model, budget)
+    loops = sum(isinstance(op, ForStripesOp) for op in module.walk())
+    LowerToEthosUPass(accelerator=ACCELERATOR, fc_on_npu=fc_on_npu).apply(Context(), module)
+    return module, loops
+
+
+def _inputs(model: str, seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.integers(-128, 128, size=t.get_shape(), dtype=np.int8) for t in input_types(_original(model))]
+
+
+def _streams(module: ModuleOp) -> list[ethosu.CommandStreamOp]:
+    return [op for op in module.walk() if isinstance(op, ethosu.CommandStreamOp)]
+
+
+@pytest.mark.parametrize(("model", "budget"), CASES, ids=[f"{m}@{b}" for m, b in CASES])
+def test_model_runs_bit_exact_on_the_functional_model(model: str, budget: int) -> None:
+    module, _ = _lowered(model, budget)
+    module.verify()
+    streams = _streams(module)
+    assert len(streams) == 1
+    kernels = [c for c in streams[0].commands if not isinstance(c, ethosu.DmaOp)]
+    assert kernels
+    # Only fully_connected and softmax stay on the CPU.
+    cpu = {op.name for op in module.walk() if isinstance(op, nn.NNOperation)}
+    assert cpu <= {"nn.fully_connected", "nn.softmax"}
+    for seed in (0, 1):
+        inputs = _inputs(model, seed)
+        want = run_program(_original(model), inputs).outputs
+        got = run_lowered(module, inputs)
+        assert len(got) == len(want)
+        for a, b in zip(got, want, strict=True):
+            assert a.shape == b.shape
+            assert np.array_equal(a, b)
+
+
+def test_resnet8_stripe_loops_become_interleaved_stripes_with_rolling_tiles() -> None:
+    module, loops = _lowered("resnet8_nosoftmax", 30000)
+    assert loops >= 2
+    assert not any(isinstance(op, ForStripesOp) for op in module.walk())
+    (stream,) = _streams(module)
+    fms = [c.ifm for c in stream.commands if not isinstance(c, ethosu.DmaOp)]
+    # Some stripe reads a rolling buffer across its wrap (a second tile).
+    assert any(fm.tiles.addresses[2] for fm in fms)
+    # SRAM weights are DMA'd from flash to their allocated placement before use.
+    dmas = [c for c in stream.commands if isinstance(c, ethosu.DmaOp) and c.dest.region == 1]
+    assert dmas
+    placements = {
+        op.attributes["cascade.weights_placement"].get_offset()  # type: ignore[union-attr]
+        for op in _allocated("resnet8_nosoftmax", 30000).walk()
+        if "cascade.weights_placement" in op.attributes
+    }
+    assert {dma.dest.address for dma in dmas} <= placements
+
+
+def test_dropping_a_command_changes_the_outputs() -> None:
+    """The check is not vacuous: the outputs depend on every command (SRAM starts poisoned)."""
+    module, _ = _lowered("ds_cnn_kws_nosoftmax", 20000)
+    module = module.clone()
+    (stream,) = _streams(module)
+    commands = list(stream.commands)
+    commands[len(commands) // 2].detach()
+    inputs = _inputs("ds_cnn_kws_nosoftmax")
+    want = run_program(_original("ds_cnn_kws_nosoftmax"), inputs).outputs
+    assert not np.array_equal(run_lowered(module, inputs)[0], want[0])
+
+
+@pytest.mark.parametrize(("model", "budget"), CASES[:2], ids=[f"{m}@{b}" for m, b in CASES[:2]])
+def test_streams_disassemble_to_the_same_commands(model: str, budget: int) -> None:
+    module, _ = _lowered(model, budget)
+    for stream in _streams(module):
+        words = serialize.command_stream_words(stream)
+        back = serialize.disassemble(words, ACCELERATOR)
+        assert serialize.stream_signature(back.commands) == serialize.stream_signature(stream.commands)
+        payload = serialize.driver_payload(stream)
+        again = serialize.disassemble(payload)
+        assert serialize.stream_signature(again.commands) == serialize.stream_signature(stream.commands)
+
+
+def test_cpu_operators_read_npu_results_through_placed_loads() -> None:
+    module, _ = _lowered("ds_cnn_kws", 100000)
+    (function,) = [op for op in module.ops if isinstance(op, FuncOp)]
+    ops = list(function.body.block.ops)
+    stream = next(i for i, op in enumerate(ops) if isinstance(op, ethosu.CommandStreamOp))
+    load = next(i for i, op in enumerate(ops) if isinstance(op, UnrealizedConversionCastOp))
+    fc = next(i for i, op in enumerate(ops) if isinstance(op, nn.FullyConnectedOp))
+    assert stream < load < fc
+    assert ops[fc].operands[0] is ops[load].results[0]
+    assert "cascade.placement" in ops[load].attributes
+    # Constants: region 0 is the stream's own flash image; every range lies inside it.
+    image = flash_image(ops[stream])
+    ranges = [
+        attr
+        for command in ops[stream].commands
+        for attr in (*getattr(command, "weights", ()), *getattr(command, "biases", ()))
+    ]
+    flash = [attr for attr in ranges if attr.region == 0]
+    assert flash
+    assert {attr.region for attr in ranges} <= {0, 1}  # 1: SRAM weights, DMA'd from flash
+    assert max(attr.address + attr.length for attr in flash) <= len(image)
+
+
+def test_fully_connected_on_the_npu_is_within_one_lsb() -> None:
+    """The NPU's fixed-point FC may differ from TFLite's reference by 1 LSB: that is why it
+    stays on the CPU by default."""
+    module, _ = _lowered("ds_cnn_kws_nosoftmax", 20000, fc_on_npu=True)
+    assert not any(isinstance(op, nn.NNOperation) for op in module.walk())
+    inputs = _inputs("ds_cnn_kws_nosoftmax")
+    want = run_program(_original("ds_cnn_kws_nosoftmax"), inputs).outputs[0].astype(np.int64)
+    got = run_lowered(module, inputs)[0].astype(np.int64)
+    assert np.abs(got - want).max() <= 1
+
+
+def test_unallocated_ir_is_rejected_and_empty_functions_are_unchanged() -> None:
+    module = _original("ds_cnn_kws_nosoftmax").clone()
+    with pytest.raises(DiagnosticException, match="not allocated"):
+        LowerToEthosUPass(accelerator=ACCELERATOR).apply(Context(), module)
+    function = FuncOp("f", ((), ()))
+    function.body.block.add_op(ReturnOp())
+    empty = ModuleOp([function])
+    before = str(empty)
+    LowerToEthosUPass().apply(Context(), empty)
+    assert str(empty) == before
+
+
+def test_ethosu_cs_target_writes_the_command_stream_words() -> None:
+    module, _ = _lowered("ds_cnn_kws_nosoftmax", 20000)
+    (stream,) = _streams(module)
+    words = serialize.command_stream_words(stream)
+    lines = command_stream_text(module).splitlines()
+    assert lines[0] == f"// ethosu.command_stream 0 ({ACCELERATOR}): command stream, {len(words)} words"
+    assert [int(line, 16) for line in lines[1:]] == words
+    payload = command_stream_text(module, payload=True).splitlines()
+    data = b"".join(int(line, 16).to_bytes(4, "little") for line in payload[1:])
+    assert data == serialize.driver_payload(stream)
+    assert {name: factory() for name, factory in get_all_targets().items()} == {"ethosu-cs": EthosUCommandStreamTarget}
+    out = io.StringIO()
+    EthosUCommandStreamTarget(payload=False).emit(Context(), module, out)
+    assert out.getvalue() == command_stream_text(module)
+
+
+def test_ethosu_pipeline_is_the_four_passes_and_records_the_system_config() -> None:
+    from cascade.passes.ethosu_pipeline import EthosUPipelinePass
+
+    module = _original("ds_cnn_kws_nosoftmax").clone()
+    EthosUPipelinePass(accelerator=ACCELERATOR, sram_budget=20000, system_config="Ethos_U55_High_End_Embedded").apply(
+        Context(), module
+    )
+    (stream,) = _streams(module)
+    assert stream.system_config is not None
+    assert stream.system_config.data == "Ethos_U55_High_End_Embedded"
+    stream.system_config = None
+    assert str(module) == str(_lowered("ds_cnn_kws_nosoftmax", 20000)[0])
+
+
+def test_ethosu_pipeline_checks_names_first() -> None:
+    from cascade.passes.ethosu_pipeline import EthosUPipelinePass
+
+    module = _original("ds_cnn_kws_nosoftmax").clone()
+    before = str(module)
+    with pytest.raises(DiagnosticException, match="unknown memory mode 'Nope'"):
+        EthosUPipelinePass(memory_mode="Nope").apply(Context(), module)
+    assert str(module) == before
