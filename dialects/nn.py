@@ -13,6 +13,7 @@ that, so nothing here knows about any accelerator.
 from __future__ import annotations
 
 import abc
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 from math import lcm
@@ -73,6 +74,30 @@ from cascade.dialects.access import (
     relation_from_rows,
     window_row,
 )
+
+MAX_TENSOR_BYTES = 2**32
+"""The largest tensor a 32-bit address space holds (4 GiB).
+
+Not a verifier rule (the dialect knows no machine), but the limit every tool applies before it
+allocates or places a tensor: 32-bit targets (Ethos-U55's AXI ports, TFLite Micro's arena
+offsets) cannot address more, and a model that declares a larger tensor is corrupt or meant for
+another machine. The TFLite importer, the interpreter and cascade-estimate reject such tensors.
+"""
+
+
+MAX_RESCALE_MULTIPLIER = 2.0**30
+"""Real rescale multipliers must be below this (see `NNOperation.rescale_multipliers`)."""
+
+
+def tensor_bytes(ty: TensorType) -> int:
+    """Bytes of a statically shaped tensor, elements rounded up to whole bytes (i1 takes one)."""
+    element = ty.element_type
+    width = element.width.data if isinstance(element, IntegerType) else getattr(element, "bitwidth", 8)
+    volume = 1
+    for extent in ty.get_shape():
+        volume *= max(extent, 0)
+    return volume * max(1, -(-width // 8))
+
 
 # --------------------------------------------------------------------------- #
 # Attributes
@@ -136,8 +161,8 @@ class QuantAttr(ParametrizedAttribute):
             raise VerifyException("quantization needs at least one scale")
         if len(self.scale) != len(self.zero_point):
             raise VerifyException(f"quantization has {len(self.scale)} scales but {len(self.zero_point)} zero points")
-        if any(not s > 0 for s in self.scales):
-            raise VerifyException("quantization scales must be positive")
+        if any(not (s > 0 and math.isfinite(s)) for s in self.scales):
+            raise VerifyException("quantization scales must be positive and finite")
         if self.channel_axis < -1:
             raise VerifyException(f"quantization axis must be >= -1, got {self.channel_axis}")
         if not self.is_per_channel and len(self.scale) != 1:
@@ -315,6 +340,21 @@ def _check_window(
             )
 
 
+def _symmetric_weights(quant: QuantAttr) -> None:
+    """int8 weights are symmetric in TFLite (zero point 0), and the kernels and the NPU weight
+    encoding rely on it: another zero point would be honoured by one and not the other."""
+    if any(z != 0 for z in quant.zero_points):
+        raise VerifyException(
+            f"weight zero points must be 0 (int8 weights are symmetric), got {list(quant.zero_points)}"
+        )
+
+
+def _finite(attr: FloatAttr, what: str) -> None:
+    """A float parameter must be a number: inf or nan would make the kernel's arithmetic garbage."""
+    if not math.isfinite(attr.value.data):
+        raise VerifyException(f"{what} must be finite, got {attr.value.data}")
+
+
 def _same_quant(op: Operation, *quants: QuantAttr) -> None:
     """TFLite computes some int8 operators on raw values, so every tensor must share one quantization."""
     if any(q != quants[0] for q in quants[1:]):
@@ -405,14 +445,33 @@ class NNOperation(IRDLOperation, HasAccessRelation, abc.ABC):
     def result_quant(self) -> QuantAttr | None:
         return None
 
+    def rescale_multipliers(self) -> Sequence[tuple[str, float]]:
+        """(what, value) of every real multiplier TFLite turns into a 32-bit fixed-point rescale.
+
+        TFLite's `QuantizeMultiplier` represents m as q * 2^shift and shifts an int32 left by
+        `shift`: from 2^30 on that shift overflows (undefined behaviour in C++), so no result,
+        TFLite's or ours, would mean anything.
+        """
+        return ()
+
     def verify_(self) -> None:
-        self.verify_shapes()
-        for operand, quant, what in self.quantized_operands():
+        # Each quantization on its own first: a zero point of 300 must be reported as such, not
+        # as a mismatch with another quantization found by the shape and operator checks.
+        operands = self.quantized_operands()
+        for _, quant, what in operands:
             _int8_zero_point(quant, what)
-            _check_producer_quant(operand, quant, what)
         if (out := self.result_quant()) is not None:
             _per_tensor(out, "output")
             _int8_zero_point(out, "output")
+        self.verify_shapes()
+        for what, value in self.rescale_multipliers():
+            if not (math.isfinite(value) and value < MAX_RESCALE_MULTIPLIER):
+                raise VerifyException(
+                    f"rescale multiplier {value:.6g} ({what}) is too large for TFLite's 32-bit fixed-point "
+                    "arithmetic (it must be below 2^30)"
+                )
+        for operand, quant, what in operands:
+            _check_producer_quant(operand, quant, what)
 
     @abc.abstractmethod
     def verify_shapes(self) -> None:
@@ -517,11 +576,16 @@ class ConvolutionOperation(WindowOperation, abc.ABC):
     def result_quant(self) -> QuantAttr | None:
         return self.output_quant
 
+    def rescale_multipliers(self) -> Sequence[tuple[str, float]]:
+        largest = self.input_quant.scales[0] * max(self.weight_quant.scales) / self.output_quant.scales[0]
+        return (("input scale x weight scale / output scale", largest),)
+
     def verify_weights(self, out_channels: int) -> None:
         bias_shape = _tensor(self.bias, "bias", _I32).get_shape()
         if bias_shape != (out_channels,):
             raise VerifyException(f"bias must have shape ({out_channels},), got {bias_shape}")
         quant = self.weight_quant
+        _symmetric_weights(quant)
         if not quant.is_per_channel:
             return
         if quant.channel_axis != self.WEIGHT_CHANNEL_AXIS:
@@ -750,11 +814,20 @@ class BinaryOperation(NNOperation, abc.ABC):
         return tuple(broadcast_relation(_shape(v), out_shape) for v in (self.input, self.input2))
 
 
+def _add_output_multiplier(op: BinaryOperation) -> tuple[tuple[str, float], ...]:
+    # TFLite ADD/SUB: inputs are scaled to 2 * max(input scales) with 20 bits of headroom.
+    twice_max = 2 * max(op.input_quant.scales[0], op.input2_quant.scales[0])
+    return (("2 x max input scale / (2^20 x output scale)", twice_max / (2**20 * op.output_quant.scales[0])),)
+
+
 @irdl_op_definition
 class AddOp(BinaryOperation):
     """Elementwise addition, TFLite ADD."""
 
     name = "nn.add"
+
+    def rescale_multipliers(self) -> Sequence[tuple[str, float]]:
+        return _add_output_multiplier(self)
 
 
 @irdl_op_definition
@@ -763,12 +836,19 @@ class SubOp(BinaryOperation):
 
     name = "nn.sub"
 
+    def rescale_multipliers(self) -> Sequence[tuple[str, float]]:
+        return _add_output_multiplier(self)
+
 
 @irdl_op_definition
 class MulOp(BinaryOperation):
     """Elementwise multiplication, TFLite MUL."""
 
     name = "nn.mul"
+
+    def rescale_multipliers(self) -> Sequence[tuple[str, float]]:
+        scales = self.input_quant.scales[0] * self.input2_quant.scales[0] / self.output_quant.scales[0]
+        return (("input scale x input2 scale / output scale", scales),)
 
 
 class SelectionOperation(BinaryOperation, abc.ABC):
@@ -801,12 +881,20 @@ class TanhOp(ElementwiseUnaryOperation):
 
     name = "nn.tanh"
 
+    def rescale_multipliers(self) -> Sequence[tuple[str, float]]:
+        # The int8 table holds round(tanh(x) / output scale), an int32 in TFLite.
+        return (("1 / output scale", 1 / self.output_quant.scales[0]),)
+
 
 @irdl_op_definition
 class SigmoidOp(ElementwiseUnaryOperation):
     """Logistic sigmoid, TFLite LOGISTIC (a 256-entry table for int8)."""
 
     name = "nn.sigmoid"
+
+    def rescale_multipliers(self) -> Sequence[tuple[str, float]]:
+        # The int8 table holds round(sigmoid(x) / output scale), an int32 in TFLite.
+        return (("1 / output scale", 1 / self.output_quant.scales[0]),)
 
 
 @irdl_op_definition
@@ -816,12 +904,26 @@ class LeakyReluOp(ElementwiseUnaryOperation):
     name = "nn.leaky_relu"
     alpha = prop_def(FloatAttr[Float32Type])
 
+    def verify_shapes(self) -> None:
+        super().verify_shapes()
+        _finite(self.alpha, "alpha")
+
+    def rescale_multipliers(self) -> Sequence[tuple[str, float]]:
+        identity = self.input_quant.scales[0] / self.output_quant.scales[0]
+        return (
+            ("input scale / output scale", identity),
+            ("alpha x input scale / output scale", abs(self.alpha.value.data) * identity),
+        )
+
 
 @irdl_op_definition
 class RescaleOp(ElementwiseUnaryOperation):
     """Requantization from `input_quant` to `output_quant`, TFLite QUANTIZE int8 -> int8."""
 
     name = "nn.rescale"
+
+    def rescale_multipliers(self) -> Sequence[tuple[str, float]]:
+        return (("input scale / output scale", self.input_quant.scales[0] / self.output_quant.scales[0]),)
 
 
 # --------------------------------------------------------------------------- #
@@ -850,6 +952,10 @@ class FullyConnectedOp(NNOperation):
         _per_tensor(self.input_quant, "input")
         return ((self.input, self.input_quant, "input"),)
 
+    def rescale_multipliers(self) -> Sequence[tuple[str, float]]:
+        largest = self.input_quant.scales[0] * max(self.weight_quant.scales) / self.output_quant.scales[0]
+        return (("input scale x weight scale / output scale", largest),)
+
     def result_quant(self) -> QuantAttr | None:
         return self.output_quant
 
@@ -868,6 +974,7 @@ class FullyConnectedOp(NNOperation):
         if self.bias is not None and _tensor(self.bias, "bias", _I32).get_shape() != (units,):
             raise VerifyException(f"bias must have shape ({units},)")
         quant = self.weight_quant
+        _symmetric_weights(quant)
         if quant.is_per_channel and (quant.channel_axis != 0 or len(quant.scales) != units):
             raise VerifyException(f"per-channel weight quantization must have {units} scales along axis 0")
 
@@ -897,6 +1004,9 @@ class MeanOp(UnaryOperation):
 
     axes = prop_def(DenseArrayBase[I64])
     keep_dims = prop_def(BoolAttr)
+
+    def rescale_multipliers(self) -> Sequence[tuple[str, float]]:
+        return (("input scale / output scale", self.input_quant.scales[0] / self.output_quant.scales[0]),)
 
     def reduced_axes(self) -> tuple[int, ...]:
         rank = len(_shape(self.input))
@@ -946,6 +1056,7 @@ class SoftmaxOp(UnaryOperation):
         out_ty = _tensor(self.output, "output")
         if in_ty.get_shape() != out_ty.get_shape():
             raise VerifyException("softmax output shape must equal its input shape")
+        _finite(self.beta, "beta")
 
     def access_relations(self) -> tuple[AccessRelation, ...]:
         shape = _shape(self.input)
@@ -1070,6 +1181,12 @@ class ConcatOp(NNOperation):
             )
         return tuple(
             (v, q, f"input {i}") for i, (v, q) in enumerate(zip(self.inputs, self.input_quants.data, strict=True))
+        )
+
+    def rescale_multipliers(self) -> Sequence[tuple[str, float]]:
+        out = self.output_quant.scales[0]
+        return tuple(
+            (f"input {i} scale / output scale", q.scales[0] / out) for i, q in enumerate(self.input_quants.data)
         )
 
     def result_quant(self) -> QuantAttr | None:

@@ -14,6 +14,7 @@ Anything that cannot be imported raises `TFLiteImportError` naming the operator
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from ethosu.vela.tflite import (
     MulOptions,
     Pool2DOptions,
     ReducerOptions,
+    ReshapeOptions,
     ResizeBilinearOptions,
     ResizeNearestNeighborOptions,
     SoftmaxOptions,
@@ -38,6 +40,7 @@ from ethosu.vela.tflite import (
     TransposeConvOptions,
 )
 from ethosu.vela.tflite.BuiltinOperator import BuiltinOperator
+from ethosu.vela.tflite.BuiltinOptions import BuiltinOptions
 from ethosu.vela.tflite.Model import Model
 from ethosu.vela.tflite.Padding import Padding
 from ethosu.vela.tflite.TensorType import TensorType as TFLiteType
@@ -68,7 +71,23 @@ from cascade.dialects import nn
 
 _OPCODE_NAMES = {v: k for k, v in vars(BuiltinOperator).items() if not k.startswith("_")}
 _TYPE_NAMES = {v: k for k, v in vars(TFLiteType).items() if not k.startswith("_")}
+_OPTIONS_NAMES = {v: k for k, v in vars(BuiltinOptions).items() if not k.startswith("_")}
 _NUMPY_TYPES = {TFLiteType.INT8: np.int8, TFLiteType.INT32: np.int32, TFLiteType.INT64: np.int64}
+_ELEMENT_BYTES = {
+    TFLiteType.FLOAT64: 8,
+    TFLiteType.INT64: 8,
+    TFLiteType.UINT64: 8,
+    TFLiteType.COMPLEX64: 8,
+    TFLiteType.COMPLEX128: 16,
+    TFLiteType.FLOAT32: 4,
+    TFLiteType.INT32: 4,
+    TFLiteType.UINT32: 4,
+    TFLiteType.FLOAT16: 2,
+    TFLiteType.INT16: 2,
+    TFLiteType.UINT16: 2,
+}
+"""Bytes per element of the types wider than one byte (the rest, int8 included, take one)."""
+
 _ACTIVATIONS = {
     ActivationFunctionType.ActivationFunctionType.NONE: nn.Activation.NONE,
     ActivationFunctionType.ActivationFunctionType.RELU: nn.Activation.RELU,
@@ -95,18 +114,34 @@ class TFLiteTensor:
         return _TYPE_NAMES.get(self.type, f"type {self.type}")
 
     def describe(self) -> str:
-        return f"tensor '{self.name}' (#{self.index})"
+        return f"tensor '{_printable(self.name)}' (#{self.index})"
+
+
+def _printable(text: str) -> str:
+    """A name from the file as it can appear in a one-line message: unprintable characters escaped."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def import_tflite(data: bytes) -> ModuleOp:
     """Import a .tflite model's main subgraph as an `nn` program."""
+    importer: _Importer | None = None
     try:
         model = _read_model(data)
-        return _Importer(model).run()
+        importer = _Importer(model)
+        return importer.run()
     except TFLiteImportError:
         raise
     except Exception as error:
-        raise TFLiteImportError(f"malformed TFLite file: {type(error).__name__}: {error}") from error
+        # The generated flatbuffer readers trust every offset and length in the file, so a
+        # corrupt file surfaces as whatever exception reading out of range raised (struct.error,
+        # ValueError, IndexError, TypeError...). Say where we were reading and keep the detail.
+        where = importer.reading if importer is not None else "the model header"
+        kind = type(error).__qualname__
+        if type(error).__module__ != "builtins":
+            kind = f"{type(error).__module__}.{kind}"  # struct.error, not a bare "error"
+        raise TFLiteImportError(
+            f"malformed TFLite file: {where}: the flatbuffer is corrupt ({kind}: {error})"
+        ) from error
 
 
 def parse_tflite(stream: IO[bytes]) -> ModuleOp:
@@ -135,9 +170,15 @@ def _read_model(data: bytes) -> Model:
     if len(data) < 8 or data[4:8] != b"TFL3":
         raise TFLiteImportError("not a TFLite file: the flatbuffer identifier 'TFL3' is missing")
     model = Model.GetRootAs(data, 0)
+    if model.Version() != SCHEMA_VERSION:
+        raise TFLiteImportError(f"TFLite schema version {model.Version()} is not supported (only {SCHEMA_VERSION})")
     if model.SubgraphsLength() < 1:
         raise TFLiteImportError("TFLite file has no subgraph")
     return model
+
+
+SCHEMA_VERSION = 3
+"""The TFLite schema version this importer reads, the only one TFLite itself loads."""
 
 
 def _padding(kind: int, in_size: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
@@ -169,11 +210,14 @@ def _sanitize(name: str) -> str | None:
 class _Importer:
     def __init__(self, model: Model):
         self.model = model
+        self.reading = "the main subgraph"
+        """What is being read, for the message about a corrupt file."""
         self.graph = model.Subgraphs(0)
         self.tensors: dict[int, TFLiteTensor] = {}
         self.values: dict[int, SSAValue] = {}
         self.constants: list[Operation] = []
         self.computed: list[Operation] = []
+        self.inputs: set[int] = set()
 
     # ----------------------------------------------------------------- tensors
     def tensor(self, index: int) -> TFLiteTensor:
@@ -182,25 +226,43 @@ class _Importer:
         if not 0 <= index < self.graph.TensorsLength():
             raise TFLiteImportError(f"tensor index {index} out of range")
         raw = self.graph.Tensors(index)
-        name = (raw.Name() or b"").decode("utf-8", errors="replace") or f"tensor_{index}"
+        try:
+            name = (raw.Name() or b"").decode("utf-8") or f"tensor_{index}"
+        except UnicodeDecodeError:
+            # Flatbuffer strings are UTF-8; another name could not be matched with TFLite's.
+            shown = (raw.Name() or b"").decode("utf-8", errors="replace")
+            raise TFLiteImportError(f"tensor '{_printable(shown)}' (#{index}) has a name that is not UTF-8") from None
         shape = tuple(int(d) for d in raw.ShapeAsNumpy()) if raw.ShapeLength() else ()
-        tensor = TFLiteTensor(index, name, shape, raw.Type(), self._quant(raw, name), self._data(raw))
+        described = f"tensor '{_printable(name)}' (#{index})"
+        size = math.prod(shape) * _ELEMENT_BYTES.get(raw.Type(), 1)
+        if min(shape, default=1) >= 0 and size > nn.MAX_TENSOR_BYTES:
+            raise TFLiteImportError(
+                f"{described} of shape {list(shape)} has {size} bytes, more than the "
+                f"{nn.MAX_TENSOR_BYTES} (2^32) a 32-bit address space can hold"
+            )
+        quant = self._quant(raw, described)
+        tensor = TFLiteTensor(index, name, shape, raw.Type(), quant, self._data(raw, described, shape))
         self.tensors[index] = tensor
         return tensor
 
-    def _quant(self, raw: Any, name: str) -> nn.QuantAttr | None:
+    def _quant(self, raw: Any, described: str) -> nn.QuantAttr | None:
         quant = raw.Quantization()
         if quant is None or quant.ScaleLength() == 0:
             return None
         scales = [float(s) for s in quant.ScaleAsNumpy()]
-        zero_points = [int(z) for z in quant.ZeroPointAsNumpy()] if quant.ZeroPointLength() else [0] * len(scales)
+        zero_points = [int(z) for z in quant.ZeroPointAsNumpy()] if quant.ZeroPointLength() else []
         if len(zero_points) != len(scales):
-            raise TFLiteImportError(f"tensor '{name}' has {len(scales)} scales but {len(zero_points)} zero points")
-        if len(scales) == 1:
-            return nn.QuantAttr(scales, zero_points)
-        return nn.QuantAttr(scales, zero_points, int(quant.QuantizedDimension()))
+            raise TFLiteImportError(f"{described} has {len(scales)} scales but {len(zero_points)} zero points")
+        if bad := [s for s in scales if not (math.isfinite(s) and s > 0)]:
+            raise TFLiteImportError(f"{described} has quantization scale {bad[0]}; scales must be positive and finite")
+        try:
+            if len(scales) == 1:
+                return nn.QuantAttr(scales, zero_points)
+            return nn.QuantAttr(scales, zero_points, int(quant.QuantizedDimension()))
+        except VerifyException as error:
+            raise TFLiteImportError(f"{described} has invalid quantization: {error}") from None
 
-    def _data(self, raw: Any) -> np.ndarray | None:
+    def _data(self, raw: Any, described: str, shape: tuple[int, ...]) -> np.ndarray | None:
         buffer_index = raw.Buffer()
         if buffer_index <= 0 or buffer_index >= self.model.BuffersLength():
             return None
@@ -212,10 +274,17 @@ class _Importer:
         dtype = _NUMPY_TYPES.get(raw.Type())
         if dtype is None:
             return None
-        flat = buffer.DataAsNumpy().view(dtype)
-        shape = tuple(int(d) for d in raw.ShapeAsNumpy()) if raw.ShapeLength() else ()
-        if flat.size != int(np.prod(shape)):
-            raise TFLiteImportError(f"buffer of {flat.size} elements does not fill shape {list(shape)}")
+        raw_bytes = buffer.DataAsNumpy()
+        if raw_bytes.size % np.dtype(dtype).itemsize:
+            raise TFLiteImportError(
+                f"{described} has a buffer of {raw_bytes.size} bytes, not a whole number of {np.dtype(dtype).name}"
+            )
+        flat = raw_bytes.view(dtype)
+        # math.prod, not np.prod: numpy's int64 product wraps around for a corrupt huge shape.
+        if flat.size != math.prod(shape):
+            raise TFLiteImportError(
+                f"{described} has a buffer of {flat.size} elements that does not fill shape {list(shape)}"
+            )
         return flat.reshape(shape)
 
     # ------------------------------------------------------------------ import
@@ -225,20 +294,29 @@ class _Importer:
         outputs = [int(i) for i in self.graph.OutputsAsNumpy()] if self.graph.OutputsLength() else []
         if not inputs or not outputs:
             raise TFLiteImportError("the main subgraph has no inputs or no outputs")
+        self.reading = "the model inputs"
+        if len(set(inputs)) != len(inputs):
+            raise TFLiteImportError(f"the main subgraph lists an input tensor twice: {inputs}")
         for index in inputs:
             try:
                 tensor = self.activation(index, "model input")
+                if tensor.data is not None:
+                    # TFLite would read the buffer, we the caller's values: two meanings.
+                    raise TFLiteImportError(f"model input {tensor.describe()} has constant data")
             except TFLiteImportError as error:
                 raise TFLiteImportError(f"{self.first_reader(index)}{error}") from None
             arg_types.append(TensorType(IntegerType(8), tensor.shape))
         body = Block(arg_types=arg_types)
+        self.inputs = set(inputs)
         for arg, index in zip(body.args, inputs, strict=True):
             tensor = self.tensors[index]
             arg.name_hint = _sanitize(tensor.name)
             arg.location = _name_loc(tensor.name)
             self.values[index] = arg
         for op_index in range(self.graph.OperatorsLength()):
+            self.reading = f"operator #{op_index}"
             self.operator(op_index)
+        self.reading = "the model outputs"
         results = []
         for index in outputs:
             if index not in self.values:
@@ -264,7 +342,7 @@ class _Importer:
         code = self.model.OperatorCodes(op.OpcodeIndex())
         opcode = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
         if opcode == BuiltinOperator.CUSTOM:
-            return f"operator #{op_index} CUSTOM '{(code.CustomCode() or b'').decode(errors='replace')}'"
+            return f"operator #{op_index} CUSTOM '{_printable((code.CustomCode() or b'').decode(errors='replace'))}'"
         return f"operator #{op_index} {_OPCODE_NAMES.get(opcode, f'opcode {opcode}')}"
 
     def activation(self, index: int, role: str) -> TFLiteTensor:
@@ -284,6 +362,7 @@ class _Importer:
 
     def operator(self, op_index: int) -> None:
         where = self.operator_name(op_index)
+        self.reading = where
         op = self.graph.Operators(op_index)
         code = self.model.OperatorCodes(op.OpcodeIndex())
         handler = _HANDLERS.get(max(code.BuiltinCode(), code.DeprecatedBuiltinCode()))
@@ -293,6 +372,17 @@ class _Importer:
         outputs = [int(i) for i in op.OutputsAsNumpy()] if op.OutputsLength() else []
         if len(outputs) != 1:
             raise TFLiteImportError(f"{where}: expected one output, got {len(outputs)}")
+        # Every index, even of an input a handler never reads: TFLite refuses the whole model
+        # otherwise, and -1 is the only "no tensor" it knows.
+        count = self.graph.TensorsLength()
+        for position, index in [*enumerate(inputs), (len(inputs), outputs[0])]:
+            if not (-1 if position < len(inputs) else 0) <= index < count:
+                role = f"input {position}" if position < len(inputs) else "output"
+                raise TFLiteImportError(f"{where}: {role} has tensor index {index}, out of range for {count} tensors")
+        if outputs[0] in self.values:
+            # A tensor has one value: written twice, TFLite's and our tensors of that name differ.
+            origin = "a model input" if outputs[0] in self.inputs else "written by an earlier operator"
+            raise TFLiteImportError(f"{where}: output {self.tensor(outputs[0]).describe()} is already {origin}")
         context = _OpContext(self, where, op, inputs, outputs[0])
         try:
             new_op = handler(context)
@@ -384,10 +474,20 @@ class _OpContext:
         tensor = self.constant(position, "bias", np.int32)
         return self.importer.value(tensor.index, "bias")
 
+    def has_options(self) -> bool:
+        """Whether the operator says it has builtin options (a union of type NONE has none)."""
+        return self.op.BuiltinOptionsType() != BuiltinOptions.NONE and self.op.BuiltinOptions() is not None
+
     def options(self, options_class: type) -> Any:
         table = self.op.BuiltinOptions()
-        if table is None:
+        if table is None or self.op.BuiltinOptionsType() == BuiltinOptions.NONE:
             raise TFLiteImportError("missing builtin options")
+        # The table must be read as the type the union names: TFLite would not read it at all
+        # if the type is not the operator's, and reading it as another table gives garbage.
+        expected = getattr(BuiltinOptions, options_class.__name__)
+        if self.op.BuiltinOptionsType() != expected:
+            actual = _OPTIONS_NAMES.get(self.op.BuiltinOptionsType(), f"type {self.op.BuiltinOptionsType()}")
+            raise TFLiteImportError(f"builtin options are {actual}, expected {options_class.__name__}")
         options = options_class()
         options.Init(table.Bytes, table.Pos)
         return options
@@ -450,6 +550,19 @@ def _depthwise(ctx: _OpContext) -> Operation:
     return _convolution(ctx, nn.DepthwiseConv2DOp, DepthwiseConv2DOptions.DepthwiseConv2DOptions)
 
 
+def _check_shape_input(ctx: _OpContext, position: int, role: str, expected: Sequence[int]) -> None:
+    """TFLite computes an output's shape from a constant input (RESIZE's size, TRANSPOSE_CONV's
+    output shape); the declared output shape, which the import uses, must be that shape, or the
+    program would compute something else than TFLite."""
+    tensor = ctx.constant(position, role, np.int32)
+    assert tensor.data is not None
+    values = [int(v) for v in tensor.data.reshape(-1)]
+    if values != list(expected):
+        raise TFLiteImportError(
+            f"{role} {tensor.describe()} is {values}, but the output tensor is declared with {list(expected)}"
+        )
+
+
 def _transpose_conv(ctx: _OpContext) -> Operation:
     options = ctx.options(TransposeConvOptions.TransposeConvOptions)
     x, x_quant = ctx.activation_in(2)
@@ -457,6 +570,7 @@ def _transpose_conv(ctx: _OpContext) -> Operation:
     weight_shape = ctx.importer.tensor(ctx.inputs[1]).shape
     out_type, _ = ctx.output()
     out_shape = out_type.get_shape()
+    _check_shape_input(ctx, 0, "output shape", out_shape)
     bias = ctx.bias(3, weight_shape[0])
     stride = (options.StrideH(), options.StrideW())
     # TFLite pads a transposed convolution as if it were the convolution from output to input.
@@ -492,7 +606,7 @@ def _binary(op_type: type[Operation], options_class: type | None) -> Callable[[_
         a, a_quant = ctx.activation_in(0)
         b, b_quant = ctx.activation_in(1, "input2")
         activation = nn.ActivationAttr(nn.Activation.NONE)
-        if options_class is not None and ctx.op.BuiltinOptions() is not None:
+        if options_class is not None and ctx.has_options():
             activation = ctx.activation_attr(ctx.options(options_class).FusedActivationFunction())
         return ctx.make(op_type, [a, b], input_quant=a_quant, input2_quant=b_quant, activation=activation)
 
@@ -555,7 +669,38 @@ def _pad(ctx: _OpContext) -> Operation:
 
 def _reshape(ctx: _OpContext) -> Operation:
     x, x_quant = ctx.activation_in(0)
+    out_type, _ = ctx.output()
+    # As TFLite: the shape input when it is a 1-D int32 tensor, else the new_shape option.
+    index = ctx.optional_input(1)
+    shape_tensor = ctx.importer.tensor(index) if index is not None else None
+    if shape_tensor is not None and shape_tensor.type == TFLiteType.INT32 and len(shape_tensor.shape) == 1:
+        if shape_tensor.data is None:
+            raise TFLiteImportError(f"shape {shape_tensor.describe()} must be a constant")
+        source, requested = f"shape {shape_tensor.describe()}", [int(v) for v in shape_tensor.data]
+    elif ctx.op.BuiltinOptions() is not None:
+        options = ctx.options(ReshapeOptions.ReshapeOptions)
+        source = "new_shape option"
+        requested = [int(v) for v in options.NewShapeAsNumpy()] if options.NewShapeLength() else []
+    else:
+        raise TFLiteImportError("RESHAPE has neither a shape input nor a new_shape option")
+    resolved = _resolve_reshape(requested, _volume(_shape_of(x)))
+    if resolved != list(out_type.get_shape()):
+        raise TFLiteImportError(
+            f"{source} is {requested}, but the output tensor is declared with {list(out_type.get_shape())}"
+        )
     return ctx.make(nn.ReshapeOp, [x], input_quant=x_quant)
+
+
+def _volume(shape: Sequence[int]) -> int:
+    return math.prod(shape)
+
+
+def _resolve_reshape(requested: Sequence[int], volume: int) -> list[int]:
+    """A RESHAPE shape with its one -1 (if any) replaced as TFLite does: [2, -1] of 8 elements is [2, 4]."""
+    known = math.prod(d for d in requested if d != -1)
+    if list(requested).count(-1) == 1 and known > 0 and volume % known == 0:
+        return [volume // known if d == -1 else d for d in requested]
+    return list(requested)
 
 
 def _concat(ctx: _OpContext) -> Operation:
@@ -575,6 +720,8 @@ def _resize(mode: nn.ResizeMode, options_class: type) -> Callable[[_OpContext], 
     def convert(ctx: _OpContext) -> Operation:
         options = ctx.options(options_class)
         x, x_quant = ctx.activation_in(0)
+        out_type, _ = ctx.output()
+        _check_shape_input(ctx, 1, "size", out_type.get_shape()[1:3])
         return ctx.make(
             nn.ResizeOp,
             [x],

@@ -309,13 +309,16 @@ def describe_op(op: Operation | None) -> str:
 
 
 def main_function(module: ModuleOp) -> func.FuncOp:
-    for op in module.ops:
-        if isinstance(op, func.FuncOp) and op.sym_name.data == "main":
-            return op
-    functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
-    if len(functions) == 1:
-        return functions[0]
-    raise InterpretationError("the module has no function @main to run")
+    """@main, or the only function of the module; never a declaration (it has nothing to run)."""
+    function = next((op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main"), None)
+    if function is None:
+        functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
+        if len(functions) != 1:
+            raise InterpretationError("the module has no function @main to run")
+        function = functions[0]
+    if function.is_declaration:
+        raise InterpretationError(f"@{function.sym_name.data} is a declaration without a body: nothing to run")
+    return function
 
 
 def input_types(module: ModuleOp) -> list[TensorType]:
@@ -335,7 +338,7 @@ def check_tensor_sizes(module: ModuleOp) -> None:
     """
     values: list[tuple[str, SSAValue]] = []
     for op in module.walk():
-        if isinstance(op, func.FuncOp):
+        if isinstance(op, func.FuncOp) and not op.is_declaration:
             values += [(f"argument {i} of @{op.sym_name.data}", arg) for i, arg in enumerate(op.args)]
         values += [(describe_op(op), result) for result in op.results]
     for what, value in values:

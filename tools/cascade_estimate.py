@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from xdsl.dialects.func import FuncOp
+
 from cascade.ethos_u.arch import (
     ACCELERATOR_NAMES,
     DEFAULT_ACCELERATOR,
@@ -31,6 +33,7 @@ from cascade.ethos_u.arch import (
 )
 from cascade.ethos_u.estimate import NetworkEstimate, estimate_program, memory_label
 from cascade.frontends.loader import LoadError, load_module
+from cascade.interpreter.nn import InterpretationError, check_tensor_sizes
 from cascade.passes.planner.from_nn import program_from_module
 
 PROG = "cascade-estimate"
@@ -164,6 +167,15 @@ def run(argv: Sequence[str] | None = None) -> int:
     arch = arch_config(args.accelerator, args.system_config, args.memory_mode)
     module = load_module(args.model)
     try:
+        check_tensor_sizes(module)
+    except InterpretationError as error:
+        raise EstimateError(f"{args.model}: {error}") from None
+    functions = [op for op in module.ops if isinstance(op, FuncOp)]
+    chosen = next((f for f in functions if f.sym_name.data == "main"), functions[0] if functions else None)
+    if chosen is not None and chosen.is_declaration:
+        # program_from_module picks this function too, and a declaration has no operators.
+        raise EstimateError(f"{args.model}: @{chosen.sym_name.data} is a declaration without a body")
+    try:
         program = program_from_module(module)
     except ValueError as error:
         raise EstimateError(f"{args.model}: {error}") from None
@@ -187,11 +199,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         status = run(argv)
     except (EstimateError, LoadError, ArchConfigError) as error:
+        sys.stdout.flush()  # what was printed before the error comes first in `2>&1`
         print(f"{PROG}: error: {one_line(str(error))}", file=sys.stderr)
         status = 1
     except Exception as error:
         if os.environ.get("CASCADE_DEBUG"):
             raise
+        sys.stdout.flush()
         print(f"{PROG}: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         status = 1
     sys.exit(status)

@@ -205,11 +205,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         status = run(argv)
     except (LoadError, RunError, InterpretationError, LiteRTUnavailable) as error:
+        sys.stdout.flush()  # what was printed before the error comes first in `2>&1`
         print(f"{PROG}: error: {error}", file=sys.stderr)
         status = 1
     except Exception as error:
         if os.environ.get("CASCADE_DEBUG"):
             raise
+        sys.stdout.flush()
         print(f"{PROG}: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         status = 1
     sys.exit(status)
