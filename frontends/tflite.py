@@ -648,10 +648,26 @@ def _mean(ctx: _OpContext) -> Operation:
     )
 
 
+def _probability_output(ctx: _OpContext, operator: str) -> None:
+    """TFLite's int8 SOFTMAX and LOGISTIC refuse any output quantization but 1/256:-128."""
+    _, quant = ctx.output()
+    if (quant.scales[0], quant.zero_points[0]) != (1 / 256, -128):
+        raise TFLiteImportError(
+            f"int8 {operator} needs the output quantization 1/256:-128, as TFLite requires; got {quant}"
+        )
+
+
 def _softmax(ctx: _OpContext) -> Operation:
     options = ctx.options(SoftmaxOptions.SoftmaxOptions)
     x, x_quant = ctx.activation_in(0)
+    _probability_output(ctx, "SOFTMAX")
     return ctx.make(nn.SoftmaxOp, [x], input_quant=x_quant, beta=FloatAttr(float(options.Beta()), f32))
+
+
+def _logistic(ctx: _OpContext) -> Operation:
+    x, x_quant = ctx.activation_in(0)
+    _probability_output(ctx, "LOGISTIC")
+    return ctx.make(nn.SigmoidOp, [x], input_quant=x_quant)
 
 
 def _pad(ctx: _OpContext) -> Operation:
@@ -771,7 +787,7 @@ _HANDLERS: dict[int, Callable[[_OpContext], Operation]] = {
     ),
     BuiltinOperator.RESIZE_BILINEAR: _resize(nn.ResizeMode.BILINEAR, ResizeBilinearOptions.ResizeBilinearOptions),
     BuiltinOperator.TANH: _unary(nn.TanhOp),
-    BuiltinOperator.LOGISTIC: _unary(nn.SigmoidOp),
+    BuiltinOperator.LOGISTIC: _logistic,
     BuiltinOperator.QUANTIZE: _unary(nn.RescaleOp),
     BuiltinOperator.LEAKY_RELU: _leaky_relu,
 }

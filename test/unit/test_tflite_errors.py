@@ -187,6 +187,16 @@ CASES: dict[str, tuple[Callable[[], bytes], str]] = {
         ),
         f"{CONV_OP}: unsupported fused activation 4",
     ),
+    "logistic-quantization": (
+        lambda: unary_model("LOGISTIC"),
+        "operator #0 LOGISTIC: int8 LOGISTIC needs the output quantization 1/256:-128, as TFLite requires;"
+        " got #nn.quant<0.5:0>",
+    ),
+    "softmax-quantization": (
+        lambda: unary_model("SOFTMAX", options("SoftmaxOptions", beta=1.0)),
+        "operator #0 SOFTMAX: int8 SOFTMAX needs the output quantization 1/256:-128, as TFLite requires;"
+        " got #nn.quant<0.5:0>",
+    ),
     "concat-activation": (
         lambda: concat_model("RELU"),
         "operator #0 CONCATENATION: a fused activation on CONCATENATION is not supported",
