@@ -111,7 +111,7 @@ def tflite_output_names(path: Path) -> list[str]:
     return [graph.Tensors(graph.Operators(i).Outputs(0)).Name().decode() for i in range(graph.OperatorsLength())]
 
 
-def _debug_tables(path: Path) -> dict[str, list[dict[str, str]]]:
+def vela_debug_tables(path: Path) -> dict[str, list[dict[str, str]]]:
     """Vela's debug database: XML with one CSV table per element."""
     tables = {}
     for table in ET.parse(path).getroot():
@@ -128,12 +128,10 @@ def vela_binary() -> str:
     return found
 
 
-def run_vela(
-    model: Path, accelerator: str, system: str, memory: str, mode: str, out: Path
-) -> tuple[dict[str, dict], dict[str, list[dict[str, str]]]]:
-    """Run Vela; return, per TFLite output tensor name, its summed op cycles and cascade flag,
-    and Vela's debug database."""
-    command = [
+def vela_command(model: Path, accelerator: str, system: str, memory: str, out: Path, *extra: str) -> list[str]:
+    """The `vela` command line for `model` with an explicit system config and memory mode
+    (sections of Vela's own Arm/vela.ini), writing into `out`."""
+    return [
         vela_binary(),
         str(model),
         "--accelerator-config",
@@ -144,11 +142,18 @@ def run_vela(
         system,
         "--memory-mode",
         memory,
-        "--verbose-performance",
-        "--enable-debug-db",
+        *extra,
         "--output-dir",
         str(out),
     ]
+
+
+def run_vela(
+    model: Path, accelerator: str, system: str, memory: str, mode: str, out: Path
+) -> tuple[dict[str, dict], dict[str, list[dict[str, str]]]]:
+    """Run Vela; return, per TFLite output tensor name, its summed op cycles and cascade flag,
+    and Vela's debug database."""
+    command = vela_command(model, accelerator, system, memory, out, "--verbose-performance", "--enable-debug-db")
     if mode == "no-cascade":
         command.append("--disable-cascading")
     done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -157,7 +162,7 @@ def run_vela(
     per_layer = out / f"{model.stem}_per-layer.csv"
     with open(per_layer, encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    tables = _debug_tables(out / f"{model.stem}_debug.xml")
+    tables = vela_debug_tables(out / f"{model.stem}_debug.xml")
     perf = tables["perf"]
     if len(perf) != len(rows):
         raise RuntimeError(f"{per_layer}: {len(rows)} rows but the debug database has {len(perf)}")
@@ -175,7 +180,8 @@ def run_vela(
     return layers, tables
 
 
-def _configuration(accelerator: str) -> tuple[str, str]:
+def vela_configuration(accelerator: str) -> tuple[str, str]:
+    """Vela's default (system config, memory mode) for `accelerator`, as `ethos_u.arch` has them."""
     family = "u65" if accelerator.startswith("ethos-u65") else "u55"
     return DEFAULT_SYSTEM_CONFIG[family], DEFAULT_MEMORY_MODE[family]
 
@@ -183,7 +189,7 @@ def _configuration(accelerator: str) -> tuple[str, str]:
 def vela_report(
     model: Path, accelerator: str, mode: str, keep: Path | None
 ) -> tuple[dict[str, dict], dict[str, list[dict[str, str]]]]:
-    system, memory = _configuration(accelerator)
+    system, memory = vela_configuration(accelerator)
     with tempfile.TemporaryDirectory(prefix="vela-") as scratch:
         out = keep / f"{accelerator}-{mode}" / model.stem if keep else Path(scratch)
         out.mkdir(parents=True, exist_ok=True)
@@ -191,7 +197,7 @@ def vela_report(
 
 
 def calibrate(model: Path, accelerator: str, mode: str, vela: dict[str, dict]) -> ModelResult:
-    system, memory = _configuration(accelerator)
+    system, memory = vela_configuration(accelerator)
     estimate = estimate_model(model, accelerator, system, memory, weight_buffering=(mode == "default"))
     ours = {layer.name: layer for layer in estimate.layers}
     result = ModelResult(model.stem, accelerator, mode, sum(v["cycles"] for v in vela.values()), estimate.total_cycles)
@@ -246,7 +252,7 @@ def check_npu_operations(tables: dict[str, list[dict[str, str]]], accelerator: s
     fused activation), choose its block and count its NPU cycles with our model, and compare
     with the block Vela programmed and the NPU cycles it reported. This checks the per-operation
     model apart from lowering and scheduling policy."""
-    arch = arch_config(accelerator, *_configuration(accelerator))
+    arch = arch_config(accelerator, *vela_configuration(accelerator))
     memories = {m.name: m for m in arch.memories()}
     perf = {row["id"]: row for row in tables["perf"]}
     blocks = {row["id"]: row for row in tables["perf_debug_main"]}

@@ -146,6 +146,13 @@ class EthosUCostModel:
         memories = MemoryMap(sram, sram, self.arch.const_memory)
         return self.region_cost(op, output, memories, weights_in_sram, first=False, last=False).total_cycles
 
+    def can_cascade(self, op: OpInfo) -> bool:
+        """Whether lower-to-ethosu can run `op` stripe by stripe (`npu_lowering.SUPPORTED_OPS`):
+        a concatenation, for one, runs alone (on the CPU)."""
+        from cascade.ethos_u.npu_lowering import SUPPORTED_OPS
+
+        return op.kind in {supported.name.removeprefix("nn.") for supported in SUPPORTED_OPS}
+
     def weight_buffer_bytes(self, op: OpInfo) -> int:
         """SRAM for all of `op`'s weights: encoded stream plus scale records, each 16-byte aligned."""
         weights = self.encoded_weight_bytes(op)

@@ -487,6 +487,14 @@ def _window_input(
 
 def _kernel(op: nn.WindowOperation) -> ethosu.KernelAttr:
     (kh, kw), (sh, sw), (dh, dw) = op.kernel_size(), op.strides(), op.dilations()
+    # Valid nn, but outside what one NPU command encodes: refuse here, naming the values,
+    # rather than emit a command that does not verify.
+    for what, (y, x), (low, high) in (
+        ("stride", (sh, sw), ethosu.STRIDE_RANGE),
+        ("dilation", (dh, dw), ethosu.DILATION_RANGE),
+    ):
+        if not (low <= y <= high and low <= x <= high):
+            raise NpuLoweringError(f"{what} [{y}, {x}] is outside the NPU's range [{low}, {high}]")
     return ethosu.KernelAttr(kh, kw, sh, sw, dh, dw)
 
 

@@ -31,6 +31,7 @@ from cascade.dialects import ethosu
 
 __all__ = [
     "DecodedOperation",
+    "DisassemblyError",
     "command_from_registers",
     "command_signature",
     "command_stream_bytes",
@@ -38,6 +39,7 @@ __all__ = [
     "command_words",
     "decode_registers",
     "disassemble",
+    "disassemble_file",
     "driver_payload",
     "stream_signature",
     "vela_accelerator",
@@ -509,3 +511,181 @@ def command_signature(command: ethosu.EthosUCommand) -> tuple[object, ...]:
 def stream_signature(commands: Iterable[ethosu.EthosUCommand]) -> list[tuple[object, ...]]:
     """`command_signature` of every command."""
     return [command_signature(c) for c in commands]
+
+
+# --------------------------------------------------------------------------- #
+# Disassembling files (`cascade-opt --disassemble FILE`)
+# --------------------------------------------------------------------------- #
+
+DEFAULT_DISASSEMBLY_ACCELERATOR = "ethos-u55-128"
+"""The accelerator of a stream without a COP1 header when none is given (Vela's
+`--accelerator-config` must be known to decode block configs honestly; this is a guess)."""
+
+_TFLITE_IDENTIFIER = b"TFL3"
+_STREAM_HEADER = "// ethosu.command_stream"
+
+
+class DisassemblyError(ValueError):
+    """A file that is not a command stream we can decode; the message is one line."""
+
+
+@dataclass
+class StreamImage:
+    """One command stream to decode: its words (raw or a COP1 payload), the accelerator its
+    container names (if any), and its flash image when the container holds it."""
+
+    words: list[int]
+    accelerator: str | None = None
+    flash: bytes | None = None
+
+
+def _stop_index(words: Sequence[int]) -> int | None:
+    """The index of the `NPU_OP_STOP` command, walking commands (payload words skipped)."""
+    from ethosu.vela.ethos_u55_regs.ethos_u55_regs import cmd0
+
+    index = 0
+    while index < len(words):
+        code = words[index] & 0xFFFF
+        if code & PAYLOAD_FLAG:
+            index += 2
+            continue
+        if code & OPCODE_MASK == cmd0.NPU_OP_STOP.value:
+            return index
+        index += 1
+    return None
+
+
+def _tflite_images(data: bytes) -> list[StreamImage]:
+    """Every `ethos-u` operator of a Vela-format .tflite: input 0 is its COP1 command stream,
+    input 1 its read-only constants (the flash image)."""
+    from ethosu.vela.tflite.Model import Model
+
+    try:
+        model = Model.GetRootAsModel(data, 0)
+        images = []
+        for s in range(model.SubgraphsLength()):
+            subgraph = model.Subgraphs(s)
+            for o in range(subgraph.OperatorsLength()):
+                op = subgraph.Operators(o)
+                if model.OperatorCodes(op.OpcodeIndex()).CustomCode() != b"ethos-u":
+                    continue
+                buffers = [model.Buffers(subgraph.Tensors(op.Inputs(i)).Buffer()) for i in range(op.InputsLength())]
+                stream = bytes(buffers[0].DataAsNumpy().tobytes()) if buffers and buffers[0].DataLength() else b""
+                has_flash = len(buffers) > 1 and buffers[1].DataLength()
+                flash = bytes(buffers[1].DataAsNumpy().tobytes()) if has_flash else b""
+                images.append(StreamImage(_words_from_bytes(stream), flash=flash))
+    except DisassemblyError:
+        raise
+    except Exception as error:  # a damaged flatbuffer fails anywhere inside the generated reader
+        raise DisassemblyError(f"not a readable .tflite flatbuffer ({type(error).__name__}: {error})") from None
+    if not images:
+        raise DisassemblyError("the .tflite has no ethos-u operator (not compiled by Vela or -t ethosu-tflite?)")
+    return images
+
+
+def _text_images(text: str) -> list[StreamImage]:
+    """The words `-t ethosu-cs` writes: per stream a header comment, then one `0x%08x` per line."""
+    images: list[StreamImage] = []
+    expected: list[int | None] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith(_STREAM_HEADER):
+            # `// ethosu.command_stream N (accelerator): kind, K words`
+            accelerator = line.partition("(")[2].partition(")")[0] or None
+            count = line.rpartition(",")[2].split()
+            images.append(StreamImage([], accelerator))
+            expected.append(int(count[0]) if count and count[0].isdigit() else None)
+            continue
+        if line.startswith("//"):
+            continue
+        try:
+            word = int(line, 16)
+        except ValueError:
+            raise DisassemblyError(f"line {number}: expected a hex word like 0x0000012c, got '{line[:40]}'") from None
+        if not 0 <= word < 1 << 32:
+            raise DisassemblyError(f"line {number}: '{line}' is not a 32-bit word")
+        if not images:
+            images.append(StreamImage([]))
+            expected.append(None)
+        images[-1].words.append(word)
+    for index, (image, count) in enumerate(zip(images, expected, strict=True)):
+        if count is not None and count != len(image.words):
+            raise DisassemblyError(f"stream {index}: the header says {count} words, the file has {len(image.words)}")
+    return images
+
+
+def _hex_text(data: bytes) -> str | None:
+    """`data` as text when it looks like `-t ethosu-cs` output (hex words and comments)."""
+    try:
+        text = data.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return text if first.startswith(("//", "0x", "0X")) else None
+
+
+def read_stream_images(data: bytes) -> list[StreamImage]:
+    """The command streams in a file's bytes: a .tflite, `ethosu-cs` text, a COP1 payload or
+    raw little-endian words."""
+    if not data:
+        raise DisassemblyError("the file is empty")
+    if data[4:8] == _TFLITE_IDENTIFIER:
+        return _tflite_images(data)
+    if (text := _hex_text(data)) is not None:
+        return _text_images(text)
+    if len(data) % 4:
+        raise DisassemblyError(f"not a command stream: {len(data)} bytes is not a whole number of 32-bit words")
+    return [StreamImage(_words_from_bytes(data))]
+
+
+def _decode_image(index: int, image: StreamImage, accelerator: str | None) -> ethosu.CommandStreamOp:
+    from numpy import frombuffer, int8
+    from xdsl.dialects.builtin import DenseArrayBase, i8
+
+    words = image.words
+    where = f"stream {index}"
+    named = image.accelerator
+    try:
+        if words and words[0] == _COP1:
+            named = named or _accelerator_from_payload(words)
+            words = _payload_words(words)
+        if not words:
+            raise DisassemblyError(f"{where}: no command words")
+        stop = _stop_index(words)
+        if stop is None:
+            raise DisassemblyError(f"{where}: no NPU_OP_STOP at the end: the stream is truncated")
+        commands = [command_from_registers(op) for op in decode_registers(words[: stop + 1])]
+    except DisassemblyError:
+        raise
+    except KeyError as error:
+        raise DisassemblyError(f"{where}: an operation uses register {error} before the stream sets it") from None
+    except (ValueError, IndexError) as error:
+        raise DisassemblyError(f"{where}: not a valid command stream: {error}") from None
+    name = named or accelerator or DEFAULT_DISASSEMBLY_ACCELERATOR
+    if name not in ethosu.ACCELERATORS:
+        raise DisassemblyError(f"unknown accelerator '{name}'; expected one of: {', '.join(ethosu.ACCELERATORS)}")
+    stream = ethosu.CommandStreamOp(name, commands)
+    if image.flash is not None:
+        stream.attributes["ethosu.flash"] = DenseArrayBase.from_list(i8, frombuffer(image.flash, dtype=int8).tolist())
+    return stream
+
+
+def disassemble_file(path: str | Path, accelerator: str | None = None) -> Any:
+    """`cascade-opt --disassemble`: a module with one `ethosu.command_stream` per stream of the file.
+
+    The accelerator comes from the stream's COP1 header or `ethosu-cs` header comment, else
+    `accelerator`, else ethos-u55-128. A stream read from a .tflite carries its flash image
+    (`ethosu.flash`, the operator's read-only tensor); a bare stream has no `ethosu.flash`:
+    its constants are unknown (its commands still name their flash address ranges).
+    Raises DisassemblyError (one line) for anything else.
+    """
+    from xdsl.dialects.builtin import ModuleOp
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise DisassemblyError(f"cannot read: {error.strerror}") from None
+    images = read_stream_images(data)
+    return ModuleOp([_decode_image(index, image, accelerator) for index, image in enumerate(images)])

@@ -6,6 +6,10 @@ header comment line per stream, then one little-endian 32-bit word per line in h
 (`0x%08x`). With `payload=true` it writes the COP1 driver payload instead
 (`npu_create_driver_payload`: the header the Ethos-U driver expects, then the stream), the
 words of the payload's bytes. xDSL targets write text, so the bytes are given as words.
+
+`ethosu-tflite` writes a deployable .tflite in Vela's output format (`ethos_u.tflite_output`).
+It is a `BinaryTarget`: `cascade-opt` writes its bytes to the `-o` file, or to stdout when
+stdout is not a terminal.
 """
 
 from __future__ import annotations
@@ -19,9 +23,16 @@ from typing import IO, ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
-__all__ = ["EthosUCommandStreamTarget", "command_stream_text", "get_all_targets"]
+__all__ = [
+    "BinaryTarget",
+    "EthosUCommandStreamTarget",
+    "EthosUTFLiteTarget",
+    "command_stream_text",
+    "get_all_targets",
+]
 
 
 def command_stream_text(module: ModuleOp, payload: bool = False) -> str:
@@ -56,11 +67,43 @@ class EthosUCommandStreamTarget(Target):
         output.write(command_stream_text(module, self.payload))
 
 
+class BinaryTarget(Target):
+    """A target whose output is bytes, not text: drivers call `emit_bytes`.
+
+    `emit` (the text interface xDSL tools use) refuses, since bytes do not survive a text
+    stream."""
+
+    def emit_bytes(self, ctx: Context, module: ModuleOp) -> bytes:
+        raise NotImplementedError
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        raise DiagnosticException(f"target '{self.name}' writes binary output; use cascade-opt with -o FILE")
+
+
+@dataclass(frozen=True)
+class EthosUTFLiteTarget(BinaryTarget):
+    """`ethosu-tflite`: the lowered module as a .tflite with `ethos-u` custom operators."""
+
+    name: ClassVar[str] = "ethosu-tflite"
+
+    def emit_bytes(self, ctx: Context, module: ModuleOp) -> bytes:
+        from cascade.ethos_u.tflite_output import TFLiteOutputError, lowered_tflite
+
+        try:
+            return lowered_tflite(module)
+        except TFLiteOutputError as error:
+            raise DiagnosticException(f"{self.name}: {error}") from None
+
+
 def _ethosu_cs() -> type[Target]:
     return EthosUCommandStreamTarget
+
+
+def _ethosu_tflite() -> type[Target]:
+    return EthosUTFLiteTarget
 
 
 def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
     """Our targets by name, as the factories `xdsl_opt_main.available_targets` (and
     `Universe.all_targets`) hold: no-argument callables returning the Target class."""
-    return {EthosUCommandStreamTarget.name: _ethosu_cs}
+    return {EthosUCommandStreamTarget.name: _ethosu_cs, EthosUTFLiteTarget.name: _ethosu_tflite}

@@ -14,6 +14,9 @@ It uses the generated schema bindings shipped with Vela (``ethosu.vela.tflite``)
                             fused_activation_function="RELU"))
     model_bytes = mb.build(inputs=[x], outputs=[y])
 
+Custom operators (``add_operator("CUSTOM", ..., custom_code="ethos-u", custom_options=b"...")``)
+and model metadata (``add_metadata(name, data)``) are written too, for the Ethos-U output.
+
 ``extract_operator(model_bytes, k)`` turns operator ``k`` of an existing model into a single-op
 model (tensors, quantisation, constant data and options copied).
 
@@ -35,6 +38,7 @@ from ethosu.vela.tflite import (
     Buffer,
     BuiltinOperator,
     BuiltinOptions,
+    Metadata,
     Model,
     Operator,
     OperatorCode,
@@ -100,6 +104,7 @@ class _OpSpec:
     inputs: list[int]
     outputs: list[int]
     options: OpOptions | None
+    custom_options: bytes | None = None
 
 
 class ModelBuilder:
@@ -108,8 +113,9 @@ class ModelBuilder:
     def __init__(self) -> None:
         self._buffers: list[bytes] = [b""]  # buffer 0 is the conventional empty sentinel
         self._tensors: list[_TensorSpec] = []
-        self._opcodes: list[tuple[int, int]] = []  # (builtin code, version)
+        self._opcodes: list[tuple[int, int, str | None]] = []  # (builtin code, version, custom code)
         self._ops: list[_OpSpec] = []
+        self._metadata: list[tuple[str, int]] = []  # (name, buffer index)
 
     # -- tensors -----------------------------------------------------------------------------
     def add_tensor(
@@ -168,18 +174,30 @@ class ModelBuilder:
         opts: OpOptions | None = None,
         *,
         version: int = 1,
+        custom_code: str | None = None,
+        custom_options: bytes | None = None,
     ) -> int:
-        """Add an operator (``opcode`` as a BuiltinOperator name or number); returns its index."""
+        """Add an operator (``opcode`` as a BuiltinOperator name or number); returns its index.
+
+        A ``CUSTOM`` operator names its ``custom_code``; ``custom_options`` are its raw option
+        bytes (written with the default, flexbuffer, format)."""
         code = getattr(BuiltinOperator.BuiltinOperator, opcode) if isinstance(opcode, str) \
             else int(opcode)
-        key = (code, version)
+        key = (code, version, custom_code)
         if key not in self._opcodes:
             self._opcodes.append(key)
-        self._ops.append(_OpSpec(self._opcodes.index(key), list(inputs), list(outputs), opts))
+        self._ops.append(_OpSpec(self._opcodes.index(key), list(inputs), list(outputs), opts,
+                                 custom_options))
         return len(self._ops) - 1
 
+    def add_metadata(self, name: str, data: bytes) -> None:
+        """Add a named metadata entry whose buffer holds ``data``."""
+        self._buffers.append(bytes(data))
+        self._metadata.append((name, len(self._buffers) - 1))
+
     # -- serialisation -----------------------------------------------------------------------
-    def build(self, inputs: list[int], outputs: list[int]) -> bytes:
+    def build(self, inputs: list[int], outputs: list[int],
+              description: str = "cascade test model") -> bytes:
         """Serialise the model with the given subgraph input and output tensor indices."""
         b = flatbuffers.Builder(1024)
 
@@ -243,6 +261,9 @@ class ModelBuilder:
             if op.options is not None:
                 opt_type = getattr(BuiltinOptions.BuiltinOptions, op.options.table)
                 opt_off = self._write_options(b, op.options)
+            custom_off = None
+            if op.custom_options is not None:
+                custom_off = b.CreateByteVector(op.custom_options)
             Operator.OperatorStart(b)
             Operator.OperatorAddOpcodeIndex(b, op.opcode_index)
             Operator.OperatorAddInputs(b, in_off)
@@ -250,6 +271,8 @@ class ModelBuilder:
             if opt_off is not None:
                 Operator.OperatorAddBuiltinOptionsType(b, opt_type)
                 Operator.OperatorAddBuiltinOptions(b, opt_off)
+            if custom_off is not None:
+                Operator.OperatorAddCustomOptions(b, custom_off)
             op_offsets.append(Operator.OperatorEnd(b))
 
         def table_vector(start_fn, offsets: list[int]) -> int:
@@ -274,23 +297,37 @@ class ModelBuilder:
 
         # Operator codes.
         code_offsets = []
-        for code, version in self._opcodes:
+        for code, version, custom_code in self._opcodes:
+            custom_off = b.CreateString(custom_code) if custom_code is not None else None
             OperatorCode.OperatorCodeStart(b)
             OperatorCode.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
             OperatorCode.OperatorCodeAddBuiltinCode(b, code)
             OperatorCode.OperatorCodeAddVersion(b, version)
+            if custom_off is not None:
+                OperatorCode.OperatorCodeAddCustomCode(b, custom_off)
             code_offsets.append(OperatorCode.OperatorCodeEnd(b))
 
         codes_vec = table_vector(Model.ModelStartOperatorCodesVector, code_offsets)
         subgraphs_vec = table_vector(Model.ModelStartSubgraphsVector, [subgraph_off])
         buffers_vec = table_vector(Model.ModelStartBuffersVector, buffer_offsets)
-        desc = b.CreateString("cascade test model")
+        metadata_offsets = []
+        for name, buffer_index in self._metadata:
+            name_off = b.CreateString(name)
+            Metadata.MetadataStart(b)
+            Metadata.MetadataAddName(b, name_off)
+            Metadata.MetadataAddBuffer(b, buffer_index)
+            metadata_offsets.append(Metadata.MetadataEnd(b))
+        metadata_vec = table_vector(Model.ModelStartMetadataVector, metadata_offsets) \
+            if metadata_offsets else None
+        desc = b.CreateString(description)
         Model.ModelStart(b)
         Model.ModelAddVersion(b, 3)
         Model.ModelAddOperatorCodes(b, codes_vec)
         Model.ModelAddSubgraphs(b, subgraphs_vec)
         Model.ModelAddDescription(b, desc)
         Model.ModelAddBuffers(b, buffers_vec)
+        if metadata_vec is not None:
+            Model.ModelAddMetadata(b, metadata_vec)
         b.Finish(Model.ModelEnd(b), file_identifier=b"TFL3")
         return bytes(b.Output())
 

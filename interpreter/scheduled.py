@@ -283,10 +283,24 @@ class _Executor:
             if step == len(units) - 1:
                 # Read from SRAM only now: an output overwritten by a later step shows.
                 outputs = [self._read_full(v) for v in ret.arguments]
-            for buffer in self.buffers:
-                if buffer.last == step:
-                    self.sram[buffer.offset : buffer.end] = bytes([POISON]) * buffer.size
+            self._poison_dead(step)
         return ScheduledRun(outputs, self.sram, self.values, self.weights_from_sram, self.function)
+
+    def _poison_dead(self, step: int) -> None:
+        """Poison the bytes of the buffers dying at `step`, except those a buffer still live
+        after it holds (an output written in place over a dying input)."""
+        surviving = [b for b in self.buffers if b.first <= step < b.last]
+        for buffer in self.buffers:
+            if buffer.last != step:
+                continue
+            dead = np.ones(buffer.size, dtype=bool)
+            for other in surviving:
+                start, end = max(buffer.offset, other.offset), min(buffer.end, other.end)
+                if start < end:
+                    dead[start - buffer.offset : end - buffer.offset] = False
+            memory = np.frombuffer(self.sram, dtype=np.uint8)
+            memory[buffer.offset : buffer.end][dead] = POISON
+            del memory  # release the export of `self.sram`
 
     def _read_full(self, value: SSAValue) -> np.ndarray:
         if value in self.flash:

@@ -24,7 +24,9 @@ Placements written (`#cascade.placement<sram, offset, size>`):
 
 The function gets `cascade.allocated_peak_bytes` (highest placed byte) and
 `cascade.max_live_bytes` (the largest total of buffers live at one step: the lower bound of
-any placement). `passes.memory_check` verifies the result independently.
+any placement). `passes.memory_check` verifies the result independently, before the pass
+returns: an allocation it refuses is an `AllocationError` (a bug of this pass, reported by the
+driver as an internal error of `allocate-memory`), never IR that would compute wrong values.
 """
 
 from __future__ import annotations
@@ -46,10 +48,15 @@ from cascade.dialects.cascade import (
     StripedRegionOp,
     set_placement,
 )
-from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR, MAX_LIVE_ATTR, WEIGHTS_PLACEMENT_ATTR
+from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR, MAX_LIVE_ATTR, WEIGHTS_PLACEMENT_ATTR, check_memory
+from cascade.passes.planner.from_nn import check_tensor_sizes
 from cascade.passes.planner.placement import max_live, place
 from cascade.passes.planner.program import ProgramGraph
 from cascade.passes.rolling_buffer import group_view
+
+
+class AllocationError(Exception):
+    """The allocation fails the independent check (`memory_check`): an internal error."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +84,11 @@ def allocate_function(function: FuncOp, accelerator: str) -> tuple[int, int]:
     scheduled = scheduled_program(view)
     if not scheduled.steps:
         return 0, 0
-    cost = planner_cost_model(accelerator, scheduled.program)
+    try:
+        check_tensor_sizes(scheduled.program)
+    except ValueError as error:
+        raise DiagnosticException(f"allocate-memory: @{function.sym_name.data}: {error}") from None
+    cost = planner_cost_model(accelerator, scheduled.program, "allocate-memory")
     graph = ProgramGraph.build(scheduled.program)
     buffers = plan_buffers(graph, scheduled.steps, cost)
     placement = place(buffers)
@@ -115,6 +126,8 @@ def allocate_function(function: FuncOp, accelerator: str) -> tuple[int, int]:
         _set_arg_placements(function, arg_placements)
     function.attributes[ALLOCATED_PEAK_ATTR] = IntegerAttr(placement.peak, i64)
     function.attributes[MAX_LIVE_ATTR] = IntegerAttr(bound, i64)
+    if problems := check_memory(function):
+        raise AllocationError(f"@{function.sym_name.data}: the allocation fails its check: {'; '.join(problems[:3])}")
     return placement.peak, bound
 
 

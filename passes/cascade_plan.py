@@ -41,9 +41,12 @@ it from planned IR.
 peak this pass predicted.
 """
 
+import importlib.util
 import json
 import math
+import sys
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,12 +72,13 @@ from cascade.dialects.cascade import (
     set_stripe,
 )
 from cascade.passes.planner.cost import CostModel
-from cascade.passes.planner.from_nn import ProgramInfo, op_info_from_nn
+from cascade.passes.planner.from_nn import ProgramInfo, check_tensor_sizes, describe, op_info_from_nn
 from cascade.passes.planner.graph import OpInfo, TensorInfo
 from cascade.passes.planner.memory import Step, plan_buffers
 from cascade.passes.planner.placement import Buffer
 from cascade.passes.planner.plan import PlanningError, PlanOptions, PlanResult, describe_op, plan_program
 from cascade.passes.planner.program import SPATIAL_AXES, ProgramGraph
+from cascade.passes.planner.search import reporting_progress
 from cascade.passes.planner.stripes import CascadeGeometry, StripeConfig
 
 WEIGHTS_ATTR = "cascade.weights"
@@ -97,7 +101,8 @@ class CascadePlanPass(ModulePass):
     Options: `sram-budget` (bytes, a hard limit; none: no limit), `accelerator` (Vela
     accelerator name), `objective` (`min-sram` or `min-cycles`; default: the fastest plan under
     the budget, or without one the smallest peak within 5 % of the fastest cycles), `striping`
-    (`none`, `h` rows, `hw` rows and columns), `report` (path of a JSON report).
+    (`none`, `h` rows, `hw` rows and columns), `rolling-axes` (`hw`, or `h`: intermediates roll
+    along rows only, for lower-to-ethosu), `report` (path of a JSON report).
     """
 
     name = "cascade-plan"
@@ -106,10 +111,16 @@ class CascadePlanPass(ModulePass):
     accelerator: str = "ethos-u55-256"
     objective: str | None = None
     striping: str = "hw"
+    rolling_axes: str = "hw"
     report: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        options = PlanOptions(sram_budget=self.sram_budget, objective=self.objective, striping=self.striping)
+        options = PlanOptions(
+            sram_budget=self.sram_budget,
+            objective=self.objective,
+            striping=self.striping,
+            rolling_axes=self.rolling_axes,
+        )
         try:
             options.validate()
         except PlanningError as error:
@@ -123,15 +134,55 @@ class CascadePlanPass(ModulePass):
                 raise DiagnosticException(
                     f"{self.name}: @{function.sym_name.data} is already planned (it contains cascade.group)"
                 )
+            try:
+                check_tensor_sizes(scheduled.program)
+            except ValueError as error:
+                raise DiagnosticException(f"{self.name}: @{function.sym_name.data}: {error}") from None
             cost = planner_cost_model(self.accelerator, scheduled.program)
             try:
-                result = plan_program(scheduled.program, cost, options)
+                with _search_progress(function.sym_name.data):
+                    result = plan_program(scheduled.program, cost, options)
             except PlanningError as error:
-                raise DiagnosticException(f"{self.name}: @{function.sym_name.data}: {error}") from None
+                message = _with_sources(str(error), scheduled.program)
+                raise DiagnosticException(f"{self.name}: @{function.sym_name.data}: {message}") from None
             emit_plan(function, scheduled.nn_ops, result)
             reports[function.sym_name.data] = result.report()
         if self.report is not None:
             _write_report(self.report, reports)
+
+
+@contextmanager
+def _search_progress(function_name: str) -> Iterator[None]:
+    """A tqdm bar on stderr over the search's operators, only when stderr is a terminal (and
+    tqdm is installed): piped output, lit and FileCheck never see it."""
+    try:
+        interactive = sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        interactive = False
+    if not interactive or importlib.util.find_spec("tqdm") is None:
+        yield
+        return
+    from tqdm import tqdm
+
+    with tqdm(desc=f"cascade-plan @{function_name}", unit="op", leave=False, file=sys.stderr) as bar:
+
+        def advance(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        with reporting_progress(advance):
+            yield
+
+
+def _with_sources(message: str, program: ProgramInfo) -> str:
+    """`message` with each operator it names (`plan.describe_op`) given as `from_nn.describe`
+    does: with its `file:line:col` when it was parsed from MLIR text."""
+    graph = ProgramGraph.build(program)
+    for index, info in enumerate(program.ops):
+        named = describe_op(graph, index)
+        if named in message and "source" in info.attributes:
+            message = message.replace(named, describe(info))
+    return message
 
 
 def _functions(module: ModuleOp) -> list[FuncOp]:
@@ -188,6 +239,10 @@ class _CpuTolerantCost:
     def buffer_bytes(self, tensor: TensorInfo, region_shape: tuple[int, ...]) -> int:
         return self.inner.buffer_bytes(tensor, region_shape)
 
+    def can_cascade(self, op: OpInfo) -> bool:
+        can_cascade = getattr(self.inner, "can_cascade", None)
+        return True if can_cascade is None else bool(can_cascade(op))
+
     def weight_transfer_cycles(self, op: OpInfo) -> int:
         transfer = getattr(self.inner, "weight_transfer_cycles", None)
         if transfer is None:
@@ -198,8 +253,9 @@ class _CpuTolerantCost:
             return 0
 
 
-def planner_cost_model(accelerator: str, program: ProgramInfo) -> CostModel:
-    """The Ethos-U cost model of `accelerator` for `program` (layouts chosen as Vela does)."""
+def planner_cost_model(accelerator: str, program: ProgramInfo, pass_name: str = "cascade-plan") -> CostModel:
+    """The Ethos-U cost model of `accelerator` for `program` (layouts chosen as Vela does);
+    an unknown accelerator is a diagnostic of `pass_name`."""
     from cascade.ethos_u.arch import ArchConfigError, arch_config
     from cascade.ethos_u.cost_model import EthosUCostModel
     from cascade.ethos_u.estimate import choose_layouts
@@ -208,7 +264,9 @@ def planner_cost_model(accelerator: str, program: ProgramInfo) -> CostModel:
     try:
         arch = arch_config(accelerator)
     except (ArchConfigError, KeyError, ValueError) as error:
-        raise DiagnosticException(f"cascade-plan: unknown accelerator '{accelerator}': {error}") from None
+        # An ArchConfigError already names the accelerator and lists the valid ones.
+        reason = str(error) if isinstance(error, ArchConfigError) else f"unknown accelerator '{accelerator}': {error}"
+        raise DiagnosticException(f"{pass_name}: {reason}") from None
     return _CpuTolerantCost(EthosUCostModel(arch, layouts=choose_layouts(program)), UnsupportedOpError)
 
 
@@ -302,7 +360,9 @@ def scheduled_program(function: FuncOp) -> ScheduledProgram:
         if isinstance(op, GroupOp | nn.NNOperation):
             continue
         for operand in op.operands:
-            if isinstance(names.resolve(operand).owner, nn.NNOperation):
+            source = names.resolve(operand)
+            # A returned function argument is a graph output too: its buffer lives to the end.
+            if isinstance(source.owner, nn.NNOperation) or source.owner is function.body.block:
                 outputs.append(names(operand))
     program = ProgramInfo(tuple(ops), graph_inputs, tuple(dict.fromkeys(outputs)))
     return ScheduledProgram(program, nn_ops, steps)

@@ -3,7 +3,8 @@
     cascade-opt net.tflite --ethosu-pipeline='accelerator=ethos-u55-128 sram-budget=65536'
 
 is `cascade-plan{accelerator sram-budget}`, `rolling-buffer`, `allocate-memory{accelerator}` and
-`lower-to-ethosu{accelerator}` in order. The names are checked before any work (as
+`lower-to-ethosu{accelerator}` in order (`stages`), the plan restricted to rolling buffers along
+rows, the only ones lower-to-ethosu lowers. The names are checked before any work (as
 cascade-estimate does). `system-config` and `memory-mode` are recorded on every
 `ethosu.command_stream` (Vela's vela.ini section names); the planner does not use them yet
 (cascade-plan has no such options).
@@ -34,12 +35,9 @@ class EthosUPipelinePass(ModulePass):
     system_config: str | None = None
     memory_mode: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def check_names(self) -> None:
+        """Reject unknown accelerator, system config and memory mode names before any work."""
         from cascade.ethos_u.arch import ACCELERATOR_NAMES, memory_mode_names, system_config_names
-        from cascade.passes.allocate_memory import AllocateMemoryPass
-        from cascade.passes.cascade_plan import CascadePlanPass
-        from cascade.passes.lower_to_ethosu import LowerToEthosUPass
-        from cascade.passes.rolling_buffer import RollingBufferPass
 
         if self.accelerator not in ACCELERATOR_NAMES:
             raise DiagnosticException(
@@ -56,10 +54,43 @@ class EthosUPipelinePass(ModulePass):
                 f"{self.name}: unknown memory mode '{self.memory_mode}'; "
                 f"expected one of: {', '.join(memory_mode_names())}"
             )
-        CascadePlanPass(sram_budget=self.sram_budget, accelerator=self.accelerator).apply(ctx, op)
-        RollingBufferPass().apply(ctx, op)
-        AllocateMemoryPass(accelerator=self.accelerator).apply(ctx, op)
-        LowerToEthosUPass(accelerator=self.accelerator).apply(ctx, op)
+
+    def stages(self) -> tuple[ModulePass, ...]:
+        """The passes this one runs, in order (the report driver runs them one by one).
+
+        The plan rolls buffers along rows only (`rolling-axes=h`): lower-to-ethosu addresses a
+        rolling buffer by wrapping rows, not columns.
+        """
+        from cascade.passes.allocate_memory import AllocateMemoryPass
+        from cascade.passes.cascade_plan import CascadePlanPass
+        from cascade.passes.lower_to_ethosu import LowerToEthosUPass
+        from cascade.passes.rolling_buffer import RollingBufferPass
+
+        return (
+            CascadePlanPass(sram_budget=self.sram_budget, accelerator=self.accelerator, rolling_axes="h"),
+            RollingBufferPass(),
+            AllocateMemoryPass(accelerator=self.accelerator),
+            LowerToEthosUPass(accelerator=self.accelerator),
+            RecordStreamConfigPass(self.system_config, self.memory_mode),
+        )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.check_names()
+        for stage in self.stages():
+            stage.apply(ctx, op)
+
+
+@dataclass(frozen=True)
+class RecordStreamConfigPass(ModulePass):
+    """The last stage of ethosu-pipeline: record the system config and memory mode (when given)
+    on every `ethosu.command_stream`."""
+
+    name = "ethosu-pipeline"
+
+    system_config: str | None = None
+    memory_mode: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
         for stream in [o for o in op.walk() if isinstance(o, ethosu.CommandStreamOp)]:
             if self.system_config is not None:
                 stream.system_config = StringAttr(self.system_config)

@@ -71,6 +71,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IntegerType,
     ModuleOp,
+    NameLoc,
     TensorType,
     UnrealizedConversionCastOp,
     i8,
@@ -156,6 +157,18 @@ def _placement(value: SSAValue, attr: PlacementAttr, rolling_rows: int | None = 
     )
 
 
+def describe_op(op: Operation) -> str:
+    """An operator for a diagnostic: its name and where it is written (`file:line:col`), or its
+    TFLite tensor name."""
+    from cascade.frontends.loader import format_location
+
+    if (location := format_location(op.location)) is not None:
+        return f"{op.name} at {location}"
+    if isinstance(op.location, NameLoc):
+        return f"{op.name} '{op.location.desc.data}'"
+    return op.name
+
+
 def _is_cpu_op(op: Operation, fc_on_npu: bool) -> bool:
     from cascade.ethos_u.npu_lowering import SUPPORTED_OPS
 
@@ -185,7 +198,7 @@ class _Segment:
         sram_weights: PlacementAttr | None = None,
     ) -> list[LoweredStripe]:
         """`lower_op` of `op` over `boxes`; its constants go to the end of the flash image."""
-        from cascade.ethos_u.npu_lowering import LUT_OPS, LoweredOp, lower_op
+        from cascade.ethos_u.npu_lowering import LUT_OPS, LoweredOp, NpuLoweringError, lower_op
 
         lut_index = 0
         if isinstance(op, LUT_OPS):
@@ -194,16 +207,19 @@ class _Segment:
             lut_index = self.luts[op]
 
         def lower(address: int, region: int = FLASH_REGION) -> LoweredOp:
-            return lower_op(
-                op,
-                placements,
-                boxes,
-                accelerator=self.accelerator,
-                constant_region=region,
-                constant_address=address,
-                constants=constants,
-                lut_index=lut_index,
-            )
+            try:
+                return lower_op(
+                    op,
+                    placements,
+                    boxes,
+                    accelerator=self.accelerator,
+                    constant_region=region,
+                    constant_address=address,
+                    constants=constants,
+                    lut_index=lut_index,
+                )
+            except NpuLoweringError as error:
+                raise NpuLoweringError(f"{describe_op(op)}: {error}") from None
 
         if sram_weights is not None and not reuse:
             # SRAM weights: lowered to read the constants at their SRAM placement, which a DMA
@@ -275,7 +291,7 @@ def lower_function(function: FuncOp, accelerator: str, *, fc_on_npu: bool = Fals
         if isinstance(unit, StripedRegionOp):
             bad = [o for o in unit.body.block.ops if isinstance(o, nn.NNOperation) and _is_cpu_op(o, fc_on_npu)]
             if bad:
-                raise ValueError(f"{bad[0].name} inside a stripe loop has no NPU lowering")
+                raise ValueError(f"{describe_op(bad[0])} inside a stripe loop has no NPU lowering")
         lone_stripes = None
         if not on_cpu and isinstance(unit, nn.NNOperation):
             segment = current[1] if current is not None else _Segment(accelerator)

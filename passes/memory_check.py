@@ -16,6 +16,12 @@ Steps are the top-level units of the function in order: every `cascade.for_strip
 * for the SRAM weights of an operator (`cascade.weights_placement`): during its step, and the
   step before when its unit carries `cascade.prefetch`.
 
+Two buffers may share bytes at one step in a single case, an elementwise operator writing its
+output in place over an input that dies there (`_writes_in_place`): both are full tensors at
+the same offset and size, the input's last step is the output's first, and the input is read
+in that step only by the operator writing the output, an `nn` elementwise operator (add, sub,
+mul, minimum, maximum) whose output element depends on the same input element alone.
+
 Besides overlaps it checks that SRAM offsets are 16-byte aligned, that every buffer holds the
 bytes of the data stored in it (dense NHWC: the tensor, the k rows of a rolling buffer, the
 stripe shape of a recompute buffer), that no placed byte lies above
@@ -190,6 +196,36 @@ def live_buffers(function: FuncOp) -> tuple[list[LiveBuffer], list[str]]:
     return buffers, problems
 
 
+ELEMENTWISE_OPS = (nn.AddOp, nn.SubOp, nn.MulOp, nn.MinimumOp, nn.MaximumOp)
+
+
+def _shares_in_place(a: LiveBuffer, b: LiveBuffer) -> bool:
+    """Whether one of `a`, `b` is written in place over the other (see the module docstring)."""
+    return _writes_in_place(a, b) or _writes_in_place(b, a)
+
+
+def _writes_in_place(source: LiveBuffer, output: LiveBuffer) -> bool:
+    if source.kind != "tensor" or output.kind != "tensor" or source.value is None or output.value is None:
+        return False
+    if (source.offset, source.size) != (output.offset, output.size) or source.last != output.first:
+        return False
+    if source.value.type != output.value.type:
+        return False
+    unit = output.value.owner
+    if not isinstance(unit, Operation):
+        return False
+    if isinstance(unit, StripedRegionOp):
+        # Inside a stripe loop the writer must be the input's only reader: another reader
+        # could need rows the writer overwrote in an earlier stripe.
+        writer = unit.yield_op.values[0].owner
+        read_as = [arg for arg, operand in zip(unit.input_args, unit.inputs, strict=True) if operand is source.value]
+        readers = {use.operation for arg in read_as for use in arg.uses}
+    else:
+        writer = unit
+        readers = {use.operation for use in source.value.uses if use.operation is unit}
+    return isinstance(writer, ELEMENTWISE_OPS) and readers == {writer}
+
+
 def check_memory(function: FuncOp) -> list[str]:
     """Problems of the allocation of `function` (empty: none). See the module docstring."""
     buffers, problems = live_buffers(function)
@@ -207,7 +243,7 @@ def check_memory(function: FuncOp) -> list[str]:
         for b in ordered[i + 1 :]:
             if b.offset >= a.end:
                 break
-            if b.size and a.size and a.first <= b.last and b.first <= a.last:
+            if b.size and a.size and a.first <= b.last and b.first <= a.last and not _shares_in_place(a, b):
                 problems.append(
                     f"{a.what} [{a.offset}, {a.end}) and {b.what} [{b.offset}, {b.end}) overlap while both "
                     f"are live (steps {max(a.first, b.first)}..{min(a.last, b.last)})"

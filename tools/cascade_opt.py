@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import inspect
+import io
 import os
 import sys
+import time
 import typing
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -288,7 +291,8 @@ class CascadeOptMain(xDSLOptMain):
         self.available_frontends["tflite"] = _parse_tflite
 
     def register_all_targets(self) -> None:
-        """xDSL's output targets plus ours: `-t ethosu-cs` writes the NPU command stream."""
+        """xDSL's output targets plus ours: `-t ethosu-cs` writes the NPU command stream,
+        `-t ethosu-tflite` a deployable .tflite (a binary target, see `prepare_output`)."""
         super().register_all_targets()
         from cascade.ethos_u.targets import get_all_targets
 
@@ -322,6 +326,102 @@ class CascadeOptMain(xDSLOptMain):
         arg_parser.add_argument(
             PASS_OPTIONS_FLAG, action=_SetPassOptions, dest=FLAG_PASSES_DEST, help=argparse.SUPPRESS
         )
+        outputs = arg_parser.add_argument_group("reports and disassembly")
+        outputs.add_argument(
+            "--report",
+            metavar="FILE",
+            help="write the compile report (JSON) of a planned or lowered module to FILE and a summary to stderr",
+        )
+        outputs.add_argument(
+            "--disassemble",
+            action="store_true",
+            help="the input is a command stream (raw words, COP1 payload, `-t ethosu-cs` text) or a .tflite with "
+            "ethos-u operators: print it as ethosu IR",
+        )
+        outputs.add_argument(
+            "--accelerator",
+            metavar="NAME",
+            help="the accelerator of a --disassemble input without a COP1 header (default ethos-u55-128), "
+            "or of --report IR whose pipeline names none",
+        )
+
+    def run(self) -> None:
+        """xdsl-opt's run, or a disassembly; with `--report`, the report after the output."""
+        started = time.perf_counter()
+        self.keep_plan = self.args.report is not None
+        if self.args.disassemble:
+            self._disassemble()
+            return
+        super().run()
+        if self.args.report is not None:
+            self._write_report(time.perf_counter() - started)
+
+    keep_plan: bool = False
+    """Run ethosu-pipeline as its stages and keep the planned module (for a report)."""
+
+    compiled: tuple[ModuleOp, ModuleOp | None] | None = None
+    """With `keep_plan`: the last module compiled, and its copy as planned before lowering."""
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        """Run the pipeline; with `keep_plan`, keep the module as planned before any lowering."""
+        if not self.keep_plan:
+            return super().apply_passes(prog)
+        from cascade.ethos_u.report import PlanKeeper, expand_for_report
+
+        keeper = PlanKeeper(self.pipeline.callback)
+        passes = expand_for_report(self.pipeline.passes, self.ctx)
+        dataclasses.replace(self.pipeline, passes=passes, callback=keeper).apply(self.ctx, prog)
+        self.compiled = (prog, keeper.planned)
+
+    def _write_report(self, seconds: float) -> None:
+        from cascade.ethos_u.report import format_summary, report_json
+
+        self.stage = "writing the report"
+        report = self.compile_report(seconds)
+        try:
+            with open(self.args.report, "w", encoding="utf-8") as handle:
+                handle.write(report_json(report))
+        except OSError as error:
+            raise UserError(f"cannot write report '{self.args.report}': {error.strerror}") from None
+        sys.stdout.flush()
+        print(format_summary(report), file=sys.stderr)
+
+    def compile_report(self, seconds: float) -> dict[str, Any]:
+        """The report (`cascade.ethos_u.report`) of the module compiled last."""
+        from cascade.ethos_u.arch import ArchConfigError
+        from cascade.ethos_u.report import ReportError, compile_report, pipeline_accelerator
+
+        if self.compiled is None:
+            raise UserError("--report: no module was compiled")
+        module, planned = self.compiled
+        try:
+            return compile_report(
+                module,
+                input_name=self.get_input_name(),
+                accelerator=pipeline_accelerator(self.pipeline.passes) or self.args.accelerator,
+                planned=planned,
+                compile_seconds=seconds,
+                version=_own_version(),
+            )
+        except (ReportError, ArchConfigError) as error:
+            raise UserError(f"--report: {self.get_input_name()}: {error}") from None
+
+    def _disassemble(self) -> None:
+        from cascade.ethos_u.serialize import DisassemblyError, disassemble_file
+
+        self.stage = "disassembling"
+        if self.args.input_file is None:
+            raise UserError("--disassemble needs an input file")
+        try:
+            module = disassemble_file(self.args.input_file, self.args.accelerator)
+        except DisassemblyError as error:
+            raise UserError(f"{self.args.input_file}: {error}") from None
+        output = self.prepare_output()
+        try:
+            output.write(self.output_resulting_program(module))
+        finally:
+            if output is not sys.stdout:
+                output.close()
 
     def setup_pipeline(self) -> None:
         self.args.passes = pipeline_spec(self.args.passes, self.args.flag_passes)
@@ -359,12 +459,34 @@ class CascadeOptMain(xDSLOptMain):
             known = ", ".join(f".{name}" for name in self.available_frontends)
             raise UserError(f"{error}; known input formats: {known}") from None
 
+    binary_output: BinaryOutput | None = None
+    """Where a binary target (`-t ethosu-tflite`) writes; None for text targets."""
+
     def prepare_output(self) -> IO[str]:
         self.stage = "opening output"
+        target = self._binary_target()
+        if target is not None:
+            if self.args.output_file is None and sys.stdout.isatty():
+                raise UserError(f"target '{target}' writes binary output: give -o FILE, or redirect stdout")
+            self.binary_output = BinaryOutput(target, self.args.output_file)
+            return self.binary_output
         try:
             return super().prepare_output()
         except OSError as error:
             raise UserError(f"cannot write '{error.filename}': {error.strerror}") from None
+
+    def _binary_target(self) -> str | None:
+        """The name of the `-t` target when it writes bytes (a `BinaryTarget`), else None."""
+        from xdsl.utils.arg_spec import parse_spec
+
+        from cascade.ethos_u.targets import BinaryTarget
+
+        name = parse_spec(self.args.target).name
+        factory = self.available_targets.get(name)
+        if factory is None or inspect.signature(factory).parameters:
+            return None
+        target_class = factory()  # type: ignore[call-arg]
+        return name if isinstance(target_class, type) and issubclass(target_class, BinaryTarget) else None
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
         self.stage = "parsing"
@@ -395,13 +517,51 @@ class CascadeOptMain(xDSLOptMain):
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
         self.stage = "printing"
-        return super().output_resulting_program(prog)
+        if self.binary_output is None:
+            return super().output_resulting_program(prog)
+        # A binary target: its bytes go straight to the binary output, no text is printed.
+        from xdsl.utils.arg_spec import parse_spec
+
+        spec = parse_spec(self.args.target)
+        target = self.available_targets[spec.name]().from_spec(spec)  # type: ignore[call-arg]
+        self.binary_output.write_bytes(target.emit_bytes(self.ctx, prog))  # type: ignore[attr-defined]
+        return ""
 
     def describe(self, error: DiagnosticException) -> str:
         """The report of a diagnostic: located when it is a verifier error on parsed IR."""
         if self.located is not None and self.located.error is error:
             return self.located.report
         return f"{PROG}: error: {error}"
+
+
+class BinaryOutput(io.TextIOBase):
+    """The output stream of a binary target, standing in for the text stream xDSL writes to.
+
+    The bytes go to `path` (opened only when they are ready, so a failed compilation leaves no
+    file behind) or to the binary stdout. Text is refused: a .tflite holds one model, so
+    `--split-input-file` output (chunks separated by text) cannot be written.
+    """
+
+    def __init__(self, target: str, path: str | None) -> None:
+        super().__init__()
+        self.target = target
+        self.path = path
+
+    def write(self, text: str) -> int:
+        if text:
+            raise UserError(f"target '{self.target}' writes one binary model; it cannot write several chunks")
+        return 0
+
+    def write_bytes(self, data: bytes) -> None:
+        if self.path is None:
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+            return
+        try:
+            with open(self.path, "wb") as file:
+                file.write(data)
+        except OSError as error:
+            raise UserError(f"cannot write '{error.filename}': {error.strerror}") from None
 
 
 def _usage_error(message: str) -> NoReturn:

@@ -38,3 +38,7 @@ class CostModel(Protocol):
     #     last write). The planner prices a cascaded operator as the sum of its stripes'
     #     pipelined cycles plus, once, `stripe_cycles - pipelined_stripe_cycles` of the whole
     #     operator. Without it, every stripe costs `stripe_cycles`."""
+    #
+    # def can_cascade(self, op: OpInfo) -> bool:
+    #     """Whether the target can run `op` stripe by stripe inside a cascade. Without it, every
+    #     operator the access relations allow may be cascaded."""

@@ -5,7 +5,8 @@ This is the one place where the planner side touches IR. Every `nn` operator bec
 cost model to price it without looking at IR:
 
 * all ops: `operands` (for each nn operand in order, `("input", i)` or `("weight", j)` into
-  `inputs`/`weights`), `macs`, `location` (the TFLite output tensor name when imported);
+  `inputs`/`weights`), `macs`, `location` (the TFLite output tensor name when imported),
+  `source` (`file:line:col` of the operation when parsed from MLIR text);
 * windows (conv, depthwise, transpose conv, pool): `kernel` (kh, kw), `stride`, `dilation`,
   `padding` (top, left, bottom, right);
 * `activation` ("none", "relu", "relu6", "relu_n1_to_1"), `pool_kind`, `depth_multiplier`,
@@ -25,12 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, ModuleOp, NameLoc, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FileLineColLoc, IntegerType, ModuleOp, NameLoc, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from cascade.dialects import nn
 from cascade.passes.planner.graph import OpInfo, TensorInfo
+from cascade.passes.planner.program import ProgramLike
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,9 @@ def _attributes(op: Operation) -> dict[str, object]:
     attributes["macs"] = _macs(op)
     if isinstance(op.location, NameLoc):
         attributes["location"] = op.location.desc.data
+    if isinstance(op.location, FileLineColLoc):
+        where = op.location
+        attributes["source"] = f"{where.filename.data}:{where.line.data}:{where.column.data}"
     return attributes
 
 
@@ -215,11 +220,19 @@ def _functions(module: ModuleOp) -> Iterable[FuncOp]:
 
 
 def program_from_module(module: ModuleOp, function: str = "main") -> ProgramInfo:
-    """All `nn` operators of `function` (default @main, else the first function), in program order."""
+    """All `nn` operators of `function` (default @main, else the first function with a body), in
+    program order. Declarations (`func.func private @f(...) -> ...`) have no operators to plan:
+    they are skipped, and a ValueError names the one asked for if it is a declaration."""
     functions = list(_functions(module))
     if not functions:
         raise ValueError("the module has no function")
-    func = next((f for f in functions if f.sym_name.data == function), functions[0])
+    named = next((f for f in functions if f.sym_name.data == function), None)
+    defined = [f for f in functions if not f.is_declaration]
+    if named is not None and named.is_declaration and not defined:
+        raise ValueError(f"@{function} is a declaration without a body")
+    if not defined:
+        raise ValueError(f"@{functions[0].sym_name.data} is a declaration without a body")
+    func = named if named is not None and not named.is_declaration else defined[0]
     names = ValueNames()
     graph_inputs = tuple(names(arg) for arg in func.args)
     ops: list[OpInfo] = []
@@ -230,3 +243,24 @@ def program_from_module(module: ModuleOp, function: str = "main") -> ProgramInfo
         elif op.name == "func.return":
             outputs = tuple(names(v) for v in op.operands)
     return ProgramInfo(tuple(ops), graph_inputs, outputs)
+
+
+def describe(op: OpInfo) -> str:
+    """An operator for a diagnostic: its kind, then where it is written (`file:line:col`) or
+    its TFLite tensor name, else its value name."""
+    source, location = op.attributes.get("source"), op.attributes.get("location")
+    if isinstance(source, str):
+        return f"nn.{op.kind} at {source}"
+    return f"nn.{op.kind} '{location if isinstance(location, str) else op.name}'"
+
+
+def check_tensor_sizes(program: ProgramLike) -> None:
+    """Raise ValueError naming the first operator with a tensor over `nn.MAX_TENSOR_BYTES`: no
+    32-bit address can reach its end, so nothing may plan, place or lower it."""
+    for op in program.ops:
+        for tensor in (*op.inputs, *op.weights, op.output):
+            if (size := tensor.bytes) > nn.MAX_TENSOR_BYTES:
+                raise ValueError(
+                    f"{describe(op)}: tensor '{tensor.name}' has {size} bytes, more than the "
+                    f"{nn.MAX_TENSOR_BYTES} (2^32) a 32-bit address space can hold"
+                )

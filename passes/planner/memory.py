@@ -20,7 +20,9 @@ operator's weights.
   live from step 0 to the step of its last reader (the last step if it is also returned).
 * `tensor:<tensor>` for the output of every cascade's sink: `buffer_bytes(t, t.shape)`, live
   from its step to the step of its last reader (the last step if it is a graph output, its own
-  step if nobody reads it).
+  step if nobody reads it). An elementwise sink may instead write **in place** over a full
+  input tensor that dies at this step (`in_place_source`): its buffer is then an alias of that
+  input's buffer (`Buffer.alias_of`: the same storage, so the same offset and no extra bytes).
 * `step<k>:rolling:<tensor>` for every rolling intermediate of step k:
   `buffer_bytes(t, shape)` with `shape` = the tensor's shape with `depth` on the outer striped
   axis (`CascadeGeometry.buffer_shape`), live at step k only.
@@ -52,7 +54,7 @@ from dataclasses import dataclass
 
 from cascade.passes.planner.cost import CostModel
 from cascade.passes.planner.graph import TensorInfo
-from cascade.passes.planner.placement import Buffer, align
+from cascade.passes.planner.placement import Buffer, align, step_totals
 from cascade.passes.planner.program import ProgramGraph
 from cascade.passes.planner.stripes import CascadeGeometry, StripeConfig
 
@@ -124,6 +126,40 @@ def intermediate_buffers(cost: CostModel, graph: ProgramGraph, cascade: Step, st
     return buffers
 
 
+IN_PLACE_KINDS = frozenset({"add", "sub", "mul", "minimum", "maximum"})
+"""Operators whose output element (n, h, w, c) depends on the same element of each input only,
+so writing the output over an input of the same shape never destroys an element still to be
+read (the NPU's elementwise commands, which Vela also runs in place)."""
+
+
+def in_place_source(graph: ProgramGraph, cost: CostModel, first: int, sink: int) -> int:
+    """The operator whose full output tensor the sink of cascade `[first, sink]` may overwrite
+    with its own output, or -1.
+
+    The sink must be elementwise (`IN_PLACE_KINDS`) and the tensor one of its operands with
+    the output's shape, element size and stored bytes (the layout the cost model gives a graph
+    output may differ from an intermediate's), produced before the cascade (so it is stored in full,
+    not a rolling or recompute buffer), read for the last time by the sink, not returned, and
+    read by no other operator of the cascade: such a reader could still need rows the sink
+    has already overwritten in an earlier stripe. The first operand that qualifies wins.
+    """
+    op = graph.ops[sink]
+    if op.kind not in IN_PLACE_KINDS:
+        return -1
+    for operand in graph.operands[sink]:
+        source = operand.producer
+        if source < 0 or source >= first or graph.last_use[source] != sink:
+            continue
+        if operand.tensor.shape != op.output.shape or operand.tensor.element_bytes != op.output.element_bytes:
+            continue
+        if full_bytes(cost, operand.tensor) != full_bytes(cost, op.output):
+            continue
+        if any(reader != sink for reader, _ in graph.consumers[source] if reader >= first):
+            continue
+        return source
+    return -1
+
+
 def plan_buffers(graph: ProgramGraph, steps: Sequence[Step], cost: CostModel) -> list[Buffer]:
     """Every SRAM buffer of a plan with its lifetime in steps (see the module docstring)."""
     step_of = [-1] * graph.size
@@ -144,13 +180,18 @@ def plan_buffers(graph: ProgramGraph, steps: Sequence[Step], cost: CostModel) ->
         buffers.append(Buffer(f"input:{tensor.name}", full_bytes(cost, tensor), 0, until(last_use, 0), "input"))
     for index, step in enumerate(steps):
         tensor = graph.ops[step.sink].output
-        buffers.append(
-            Buffer(f"tensor:{tensor.name}", full_bytes(cost, tensor), index, until(graph.last_use[step.sink], index))
-        )
+        last = until(graph.last_use[step.sink], index)
+        source = in_place_source(graph, cost, step.first, step.sink)
+        if source >= 0:
+            size = full_bytes(cost, tensor)
+            alias = f"tensor:{graph.ops[source].output.name}"
+            buffers.append(Buffer(f"tensor:{tensor.name}", size, index, last, "tensor", alias_of=alias))
+        else:
+            buffers.append(Buffer(f"tensor:{tensor.name}", full_bytes(cost, tensor), index, last))
         buffers.extend(intermediate_buffers(cost, graph, step, index))
     return buffers
 
 
 def step_memory(buffers: Sequence[Buffer], step: int) -> int:
-    """Total bytes of the buffers live at `step`."""
-    return sum(b.size for b in buffers if b.first_step <= step <= b.last_step)
+    """Total bytes of the buffers live at `step` (storage shared by aliases counted once)."""
+    return step_totals(buffers).get(step, 0)

@@ -5,6 +5,10 @@ every buffer an offset such that buffers live at the same step never overlap. Th
 calls `place` to predict the peak of a plan and the allocator (allocate-memory) calls it again
 on the same buffer list, so the predicted peak is the allocated peak by construction.
 
+A buffer may take over the storage of another (`Buffer.alias_of`: an output written in place
+over an input that dies there); such a chain is placed as one buffer live over the union of
+its members' lifetimes, and every member gets its offset.
+
 The heuristic, deterministic throughout (ties broken by buffer name):
 
 1. Buffers live over several steps (full tensors crossing cascade boundaries) are placed
@@ -40,6 +44,10 @@ class Buffer:
     first_step: int
     last_step: int
     kind: str = "tensor"
+    alias_of: str | None = None
+    """The name of a buffer whose storage this one takes over (an operator writing its output
+    in place over an input that dies at this buffer's first step): both are placed at one
+    offset, and at the step they share the bytes count once."""
 
     def overlaps_in_time(self, other: Buffer) -> bool:
         return self.first_step <= other.last_step and other.first_step <= self.last_step
@@ -62,20 +70,49 @@ def align(size: int) -> int:
 
 def max_live(buffers: Sequence[Buffer]) -> int:
     """The largest total size live at one step: a lower bound of any placement's peak."""
-    totals: dict[int, int] = {}
-    for buffer in buffers:
-        for step in range(buffer.first_step, buffer.last_step + 1):
-            totals[step] = totals.get(step, 0) + buffer.size
-    return max(totals.values(), default=0)
+    return max(step_totals(buffers).values(), default=0)
 
 
 def step_totals(buffers: Sequence[Buffer]) -> dict[int, int]:
-    """Total size live at each step."""
-    totals: dict[int, int] = {}
+    """Total size live at each step, each storage (a buffer and its aliases) counted once."""
+    storages = storage_of(buffers)
+    live: dict[int, set[str]] = {}
     for buffer in buffers:
         for step in range(buffer.first_step, buffer.last_step + 1):
-            totals[step] = totals.get(step, 0) + buffer.size
-    return totals
+            live.setdefault(step, set()).add(storages[buffer.name].name)
+    size = {storage.name: storage.size for storage in storages.values()}
+    return {step: sum(size[name] for name in names) for step, names in sorted(live.items())}
+
+
+def storage_of(buffers: Sequence[Buffer]) -> dict[str, Buffer]:
+    """For every buffer, the storage it lives in: itself, or for a chain of aliases one buffer
+    named after the chain's first buffer, of its size, live from the first member's first step
+    to the last member's last step."""
+    by_name = {b.name: b for b in buffers}
+    root: dict[str, str] = {}
+    for buffer in buffers:
+        current, seen = buffer, {buffer.name}
+        while current.alias_of is not None:
+            target = by_name.get(current.alias_of)
+            if target is None:
+                raise ValueError(f"buffer {current.name} aliases {current.alias_of}, which is not in the list")
+            if target.size != current.size:
+                raise ValueError(f"buffer {current.name} ({current.size} bytes) aliases {target.name} ({target.size})")
+            if target.name in seen:
+                raise ValueError(f"buffer {buffer.name}: aliases form a cycle")
+            seen.add(target.name)
+            current = target
+        root[buffer.name] = current.name
+    members: dict[str, list[Buffer]] = {}
+    for buffer in buffers:
+        members.setdefault(root[buffer.name], []).append(buffer)
+    storages = {}
+    for name, group in members.items():
+        first = min(b.first_step for b in group)
+        last = max(b.last_step for b in group)
+        storage = Buffer(name, by_name[name].size, first, last, by_name[name].kind)
+        storages.update({b.name: storage for b in group})
+    return storages
 
 
 _ORDERS: tuple[tuple[str, Callable[[Buffer], tuple[object, ...]]], ...] = (
@@ -100,10 +137,20 @@ def place(buffers: Sequence[Buffer], effort: int = DEFAULT_EFFORT) -> Placement:
     if len(set(names)) != len(names):
         raise ValueError("buffer names must be unique")
     for buffer in buffers:
-        if buffer.size % ALIGNMENT or buffer.size < 0:
-            raise ValueError(f"buffer {buffer.name} size {buffer.size} is not a multiple of {ALIGNMENT}")
         if buffer.first_step > buffer.last_step:
             raise ValueError(f"buffer {buffer.name} ends before it starts")
+    storages = storage_of(buffers)
+    distinct = list({storage.name: storage for storage in storages.values()}.values())
+    placement = _place_distinct(distinct, effort)
+    placement.offsets.update({name: placement.offsets[storage.name] for name, storage in storages.items()})
+    return placement
+
+
+def _place_distinct(buffers: Sequence[Buffer], effort: int) -> Placement:
+    """`place` for buffers that share no storage."""
+    for buffer in buffers:
+        if buffer.size % ALIGNMENT or buffer.size < 0:
+            raise ValueError(f"buffer {buffer.name} size {buffer.size} is not a multiple of {ALIGNMENT}")
     long_lived = [b for b in buffers if b.first_step < b.last_step and b.size]
     single = [b for b in buffers if b.first_step == b.last_step and b.size]
     empty = {b.name: 0 for b in buffers if not b.size}

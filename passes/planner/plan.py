@@ -44,6 +44,7 @@ from cascade.passes.planner.stripes import CascadeGeometry, StripeConfig
 
 OBJECTIVES = ("min-sram", "min-cycles")
 STRIPINGS = ("none", "h", "hw")
+ROLLING_AXES = ("h", "hw")
 
 
 class PlanningError(Exception):
@@ -61,12 +62,15 @@ class PlanOptions:
     max_points: int = 12
     cycles_tolerance: float = 0.05
     exact_pricing: bool = False
+    rolling_axes: str = "hw"
 
     def validate(self) -> None:
         if self.objective is not None and self.objective not in OBJECTIVES:
             raise PlanningError(f"objective must be one of {', '.join(OBJECTIVES)}, got '{self.objective}'")
         if self.striping not in STRIPINGS:
             raise PlanningError(f"striping must be one of {', '.join(STRIPINGS)}, got '{self.striping}'")
+        if self.rolling_axes not in ROLLING_AXES:
+            raise PlanningError(f"rolling-axes must be one of {', '.join(ROLLING_AXES)}, got '{self.rolling_axes}'")
         if self.sram_budget is not None and self.sram_budget < 0:
             raise PlanningError(f"sram-budget must be non-negative, got {self.sram_budget}")
         if self.max_length < 1 or self.max_points < 2:
@@ -175,10 +179,16 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
     options.validate()
     started = time.perf_counter()
     graph = ProgramGraph.build(program)
+    can_cascade = getattr(cost, "can_cascade", None)
+    if callable(can_cascade):
+        stripable = tuple(s and bool(can_cascade(op)) for s, op in zip(graph.stripable, graph.ops, strict=True))
+        graph = replace(graph, stripable=stripable)
     cost = CachedCost(cost)
     if graph.size == 0:
         return PlanResult(graph, (), [], Placement({}, 0, "none"), 0, [], 0.0, {})
-    search = SearchOptions(options.striping, options.max_length, options.max_points, options.exact_pricing)
+    search = SearchOptions(
+        options.striping, options.max_length, options.max_points, options.exact_pricing, options.rolling_axes
+    )
     candidates = Candidates(graph, cost, search)
     edges = candidates.edges()
     dp = PartitionDP(graph.size, edges)

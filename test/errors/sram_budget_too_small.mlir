@@ -1,5 +1,7 @@
 // Impossible SRAM budget: the hard limit of cascade-plan is smaller than the smallest working set
-// of an operator. The message names the function, the budget and the operator that cannot fit.
+// of an operator. The message names the function, the budget, the operator that cannot fit (where
+// it is written, or its TFLite tensor name) and its working set: a 2x2/2 max pool of 1x4x4x2 int8
+// is a 32-byte input and an 8-byte output, each rounded up to 16 bytes: 32 + 16 = 48.
 // RUN: cd %S && %exit1 cascade-opt sram_budget_too_small.mlir --cascade-plan='sram-budget=16' 2>&1 | filecheck %s --check-prefix=FLAG
 // RUN: cd %S && %exit1 cascade-opt sram_budget_too_small.mlir -p 'cascade-plan{sram-budget=0}' 2>&1 | filecheck %s --check-prefix=ZERO
 // RUN: cd %S && %exit1 cascade-opt %models/resnet8.tflite --cascade-plan=sram-budget=1000 2>&1 | filecheck %s --check-prefix=TFLITE
@@ -10,11 +12,11 @@ func.func @main(%x: tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8> {
 }
 
 // FLAG-NOT:  Traceback
-// FLAG:      {{^}}cascade-opt: error: cascade-plan: @main: sram-budget of 16 bytes is too small: nn.pool2d 'v1' needs at least 48 bytes (its smallest working set){{$}}
+// FLAG:      {{^}}cascade-opt: error: cascade-plan: @main: sram-budget of 16 bytes is too small: nn.pool2d at sram_budget_too_small.mlir:10:3 needs at least 48 bytes (its smallest working set){{$}}
 // FLAG-NOT:  {{.}}
 
 // ZERO-NOT:  Traceback
-// ZERO:      {{^}}cascade-opt: error: cascade-plan: @main: sram-budget of 0 bytes is too small: nn.pool2d 'v1' needs at least 48 bytes (its smallest working set){{$}}
+// ZERO:      {{^}}cascade-opt: error: cascade-plan: @main: sram-budget of 0 bytes is too small: nn.pool2d at sram_budget_too_small.mlir:10:3 needs at least 48 bytes (its smallest working set){{$}}
 // ZERO-NOT:  {{.}}
 
 // TFLITE-NOT:  Traceback

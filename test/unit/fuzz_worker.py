@@ -63,6 +63,8 @@ class Stage:
     name: str
     pipeline: str
     execute: Callable[[ModuleOp, Sequence[np.ndarray]], list[np.ndarray] | None] | None = None
+    check: Callable[[ModuleOp], None] | None = None
+    """An invariant of the stage's result on every input, executed or not (raises Failure)."""
 
 
 def _execute(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -74,16 +76,32 @@ def _execute(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]
     return run_any(module, inputs).outputs
 
 
+class Failure(Exception):
+    """A broken invariant: the outcome is a failure of the fuzz test, with this message."""
+
+
+def _check_allocation(module: ModuleOp) -> None:
+    """The independent checker (`passes.memory_check`) accepts every allocated function: no two
+    live buffers overlap (returned arguments included), sizes and alignment hold. Executed
+    inputs are checked by the stripe executor too; this covers the ones too large to run."""
+    from xdsl.dialects.func import FuncOp
+
+    from cascade.passes.memory_check import check_memory
+
+    for function in module.walk():
+        if isinstance(function, FuncOp) and not function.is_declaration:
+            if problems := check_memory(function):
+                raise Failure(f"allocate-memory: @{function.sym_name.data}: invalid allocation: {problems[:3]}")
+
+
+# The stages of `ethosu-pipeline` (passes/ethosu_pipeline.py), one by one, so that each result is
+# verified, checked and executed.
 STAGES: list[Stage] = [
     Stage("cascade-plan", "cascade-plan", _execute),
     Stage("rolling-buffer", "rolling-buffer", _execute),
-    Stage("allocate-memory", "allocate-memory", _execute),
+    Stage("allocate-memory", "allocate-memory", _execute, _check_allocation),
     Stage("lower-to-ethosu", "lower-to-ethosu", _execute),
 ]
-
-
-class Failure(Exception):
-    """A broken invariant: the outcome is a failure of the fuzz test, with this message."""
 
 
 @dataclass
@@ -199,6 +217,14 @@ def _run(module: ModuleOp, inputs: Sequence[np.ndarray], stage: str, outcome: Ou
         return None
 
 
+def _check_diagnostic(error: DiagnosticException, stage: str) -> None:
+    """A pass refuses an input with one line that starts with the pass's name (the driver
+    prints it after `cascade-opt: error: `); anything else is not a clean diagnostic."""
+    text = str(error)
+    if "\n" in text.strip() or not text.startswith(f"{stage}: "):
+        raise Failure(f"{stage} refused the input without a clean one-line diagnostic: {text[:300]!r}")
+
+
 def _compare_reference(request: dict[str, Any], module: ModuleOp, inputs: Sequence[np.ndarray], run: Any) -> str:
     from cascade.interpreter.litert import run_reference
     from cascade.tools.cascade_run import comparisons
@@ -258,6 +284,7 @@ def handle(request: dict[str, Any], channel: _Channel) -> Outcome:
             except VerifyException as error:
                 raise Failure(f"{stage.name} produced IR that does not verify: {_one_line(error)}") from None
             except DiagnosticException as error:
+                _check_diagnostic(error, stage.name)
                 outcome.status, outcome.error_class, outcome.message = (
                     "rejected",
                     type(error).__name__,
@@ -272,6 +299,8 @@ def handle(request: dict[str, Any], channel: _Channel) -> Outcome:
             # the last stage, one in four (by its seed) after each of the others too.
             if position == len(stages) - 1 or request["seed"] % 4 == 0:
                 _check_roundtrip(module, stage.name)
+            if stage.check is not None:
+                stage.check(module)
             outcome.stages_run.append(stage.name)
             if stage.execute is not None and inputs is not None and reference_outputs is not None:
                 channel.send(("stage", f"{stage.name}:run"))

@@ -203,3 +203,28 @@ def test_hwc_folds_shapes() -> None:
     assert hwc((2, 7, 7, 32)) == (14, 7, 32)
     assert hwc((1, 1000)) == (1, 1, 1000)
     assert hwc((10,)) == (1, 1, 10)
+
+
+def test_the_planners_interpolated_prices_are_exact_on_sampled_2d_boxes(resnet8: list[OpInfo]) -> None:
+    # The planner prices boxes from samples at heights and widths in {1, 2, 4, ..., extent}; on
+    # those sizes its price must be the cost model's own, also for boxes narrower than the
+    # tensor on both axes (a 1x2 stripe pays whole blocks: far more than 1/512 of the operator).
+    from cascade.passes.planner.program import ProgramGraph
+    from cascade.passes.planner.search import Pricer
+
+    class Program:
+        ops = tuple(resnet8)
+        graph_inputs = (resnet8[0].inputs[0].name,)
+        graph_outputs = (resnet8[-1].output.name,)
+
+    graph = ProgramGraph.build(Program())
+    cost = EthosUCostModel(arch_config("ethos-u55-128"))
+    sampled, exact = Pricer(graph, cost), Pricer(graph, cost, exact=True)
+    conv = next(i for i, op in enumerate(resnet8) if op.kind == "conv2d" and op.output.shape[1] == 32)
+    for height, width in ((1, 2), (2, 4), (4, 1), (8, 16)):
+        box = Region((0, 12, 12, 0), (1, height, width, 16))
+        for pipelined in (False, True):
+            assert sampled.box(conv, box, True, pipelined) == exact.box(conv, box, True, pipelined)
+    # And a 1x2 stripe costs more than its share of the whole operator's MACs.
+    tiny = Region((0, 12, 12, 0), (1, 1, 2, 16))
+    assert sampled.box(conv, tiny, True, True) > 4 * sampled.whole(conv, True, True) / (32 * 16)

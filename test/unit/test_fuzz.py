@@ -11,8 +11,16 @@ round trip, execution, LiteRT's reference kernels (TFLite inputs) and every stag
   the `nn` program's; or LiteRT itself refuses the model (counted as LiteRT-rejected, with its
   reason: our compiler cannot be proven right or wrong on a model TFLite does not run).
 
+The stages are those of `ethosu-pipeline`: cascade-plan, rolling-buffer, allocate-memory (whose
+result the independent checker `passes.memory_check` must accept) and lower-to-ethosu (the
+lowered program runs through Vela's command stream and the NPU functional model, as cascade-run
+does). A pass may refuse a valid program it cannot handle, with one line that starts with its
+name; lowering refusals of valid programs are counted on their own (`lowering_rejected`, by
+reason, with an example input each).
+
 Anything else fails: an unexpected exception, a crash of the worker outside LiteRT, a hang, a
-mismatch, IR that does not verify or does not print and parse back.
+mismatch, IR that does not verify or does not print and parse back, a diagnostic that is not one
+line naming its pass, an allocation the checker refuses.
 
 Environment: CASCADE_FUZZ_INPUTS (total number of inputs, default 2000: 60 % TFLite, 40 % MLIR),
 CASCADE_FUZZ_SEED (default 0), CASCADE_FUZZ_TIMEOUT (seconds per input, default 60),
@@ -47,10 +55,18 @@ import pytest
 from ethosu.vela.tflite.Model import Model
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
+from xdsl.passes import PassPipeline
 from xdsl.printer import Printer
 
+from cascade.dialects.cascade import PLACEMENT_ATTR, MemoryRegion, PlacementAttr, get_placement
+from cascade.frontends.loader import make_context
 from cascade.frontends.tflite import import_tflite
 from cascade.frontends.tflite_writer import ModelBuilder, options
+from cascade.interpreter.nn import main_function
+from cascade.passes import get_all_passes
+from cascade.passes.cascade_plan import PEAK_ATTR
+from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR, arg_placement, check_memory
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "test" / "models"
@@ -587,16 +603,10 @@ class KnownIssue:
     """A regular expression the failure message matches."""
 
 
-KNOWN_ISSUES = (
-    # allocate-memory lets a returned function argument share SRAM with a later result.
-    KnownIssue(
-        "returned-argument-overlap",
-        "allocate-memory",
-        r"the allocation is not valid: .*argument \d+ .*overlap while both are live",
-    ),
-    # lower-to-ethosu copies an nn dilation the NPU cannot do into an ethosu op that does not verify.
-    KnownIssue("dilation-out-of-npu-range", "lower-to-ethosu", r"kernel dilation must be in \[1, 2\]"),
-)
+KNOWN_ISSUES: tuple[KnownIssue, ...] = ()
+"""None open. Fixed so far (each with its regression test below): a returned function argument
+sharing SRAM with a later result (allocate-memory), a dilation the NPU cannot encode copied into
+an ethosu command (lower-to-ethosu)."""
 
 
 def known_issue(outcome: dict[str, Any]) -> KnownIssue | None:
@@ -631,6 +641,9 @@ class FuzzStats:
     reference_examples: dict[str, str] = field(default_factory=dict)
     """The first input LiteRT refused for each reason, to reproduce it."""
     stages: Counter[str] = field(default_factory=Counter)
+    lowering_rejected: Counter[str] = field(default_factory=Counter)
+    """Valid programs lower-to-ethosu refuses with a diagnostic (unsupported on the NPU), by reason."""
+    lowering_examples: dict[str, str] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
     known_issues: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
@@ -659,6 +672,10 @@ class FuzzStats:
             return None
         if status == "rejected":
             self.rejected[f"{outcome['stage']}: {outcome['error_class']}"] += 1
+            if outcome["stage"] == "lower-to-ethosu":
+                reason = _lowering_reason(outcome.get("message", ""))
+                self.lowering_rejected[reason] += 1
+                self.lowering_examples.setdefault(reason, label)
             return None
         failure = f"{label}: {status} in stage {outcome['stage']}: {outcome.get('message', '')}"
         self.failures.append(failure)
@@ -676,6 +693,8 @@ class FuzzStats:
             "litert_rejected_examples": self.reference_examples,
             "rejected": dict(self.rejected.most_common()),
             "stages_passed": dict(self.stages),
+            "lowering_rejected": dict(self.lowering_rejected.most_common()),
+            "lowering_rejected_examples": self.lowering_examples,
             "failures": self.failures,
             "known_issues": dict(self.known_issues),
             "seconds": round(self.seconds, 1),
@@ -685,6 +704,13 @@ class FuzzStats:
 def _reason(reference: str) -> str:
     """A LiteRT refusal without its numbers, so that similar ones are counted together."""
     return re.sub(r"\d+", "N", reference.removeprefix("rejected: "))[:120]
+
+
+def _lowering_reason(message: str) -> str:
+    """A lowering refusal without the function, operator location and numbers."""
+    reason = re.sub(r"^lower-to-ethosu: @[^:]*: ", "", message)
+    reason = re.sub(r" at [^ :]+:\d+:\d+", "", reason)
+    return re.sub(r"\d+", "N", reason)[:120]
 
 
 def _report(stats: FuzzStats) -> None:
@@ -783,12 +809,13 @@ def test_synthetic_seed_models_are_bit_exact(worker: FuzzWorker, name: str) -> N
 
 
 # --------------------------------------------------------------------------- #
-# Regression tests of the known issues (strict: they fail once the bug is fixed)
+# Regression tests of bugs the fuzzer found (formerly known issues)
 # --------------------------------------------------------------------------- #
 
 
-def _returns_its_input() -> bytes:
-    """conv -> depthwise, but the model's output is its input (found by the fuzzer)."""
+def _returns_its_input(also_result: bool = False) -> bytes:
+    """conv -> depthwise, but the model's output is its input (found by the fuzzer); with
+    `also_result`, the input is returned next to the depthwise result."""
     rng = np.random.default_rng(1)
     mb = ModelBuilder()
     x = mb.add_tensor("image", [1, 8, 8, 3], "int8", scale=0.02, zero_point=-5)
@@ -802,7 +829,7 @@ def _returns_its_input() -> bytes:
     y1 = mb.add_tensor("dw", [1, 4, 4, 8], "int8", scale=0.05, zero_point=3)
     depthwise = options("DepthwiseConv2DOptions", padding="SAME", stride_w=1, stride_h=1, depth_multiplier=2)
     mb.add_operator("DEPTHWISE_CONV_2D", [y0, w1, b1], [y1], depthwise, version=3)
-    return mb.build([x], [x])
+    return mb.build([x], [y1, x] if also_result else [x])
 
 
 def _wide_dilation() -> str:
@@ -813,30 +840,64 @@ def _wide_dilation() -> str:
     return seed_text.replace("dilation = array<i64: 1, 1>", "dilation = array<i64: 1, 2147483648>", 1)
 
 
-@pytest.mark.xfail(strict=True, reason="known issue returned-argument-overlap (allocate-memory)")
-def test_known_issue_returned_argument_keeps_its_sram(worker: FuzzWorker) -> None:
-    outcome = worker.run({"kind": "tflite", "data": _returns_its_input(), "seed": 0})
+@pytest.mark.parametrize("also_result", [False, True], ids=["only-output", "next-to-a-result"])
+def test_a_returned_argument_keeps_its_sram_to_the_end(worker: FuzzWorker, also_result: bool) -> None:
+    """Formerly allocate-memory let the depthwise result reuse the bytes of the returned input,
+    which the stripe executor then returned overwritten."""
+    outcome = worker.run({"kind": "tflite", "data": _returns_its_input(also_result), "seed": 0})
     assert outcome["status"] == "accepted", outcome
+    assert outcome["reference"] == "ok", outcome
+    assert "lower-to-ethosu" in outcome["stages_run"], outcome
 
 
-@pytest.mark.xfail(strict=True, reason="known issue dilation-out-of-npu-range (lower-to-ethosu)")
-def test_known_issue_dilation_the_npu_cannot_do(worker: FuzzWorker) -> None:
-    outcome = worker.run({"kind": "mlir", "data": _wide_dilation(), "seed": 0})
-    assert outcome["status"] in ("accepted", "rejected"), outcome
-
-
-@pytest.mark.parametrize("issue", KNOWN_ISSUES, ids=lambda issue: issue.name)
-def test_known_issues_are_recognised(worker: FuzzWorker, issue: KnownIssue) -> None:
-    """The regression inputs do hit the issue as the fuzzer classifies it (until it is fixed)."""
-    request = (
-        {"kind": "tflite", "data": _returns_its_input(), "seed": 0}
-        if issue.name == "returned-argument-overlap"
-        else {"kind": "mlir", "data": _wide_dilation(), "seed": 0}
+def _allocated(data: bytes) -> ModuleOp:
+    module = import_tflite(data)
+    PassPipeline.parse_spec(get_all_passes(), "cascade-plan,rolling-buffer,allocate-memory").apply(
+        make_context(), module
     )
-    outcome = worker.run(request)
-    if outcome["status"] != "failure":
-        pytest.skip(f"{issue.name} seems fixed: remove it from KNOWN_ISSUES")
-    assert known_issue(outcome) == issue, outcome
+    return module
+
+
+def test_a_returned_argument_is_live_to_the_last_step_for_planner_and_checker() -> None:
+    """The planner's prediction and the allocation agree, and the independent checker catches the
+    old bug when it is put back by hand: the argument moved onto the depthwise result's bytes."""
+    module = _allocated(_returns_its_input())
+    function = main_function(module)
+    assert function.attributes[PEAK_ATTR] == function.attributes[ALLOCATED_PEAK_ATTR]
+    assert check_memory(function) == []
+    argument = arg_placement(function, 0)
+    depthwise = next(op for op in function.walk() if op.name == "nn.depthwise_conv2d")
+    result = get_placement(depthwise)
+    assert argument is not None
+    assert result is not None
+    # Both are live at the last step (the depthwise runs there; the argument is returned), so
+    # the two ranges must be disjoint.
+    assert argument.get_offset() + argument.get_size() <= result.get_offset() or (
+        result.get_offset() + result.get_size() <= argument.get_offset()
+    )
+    moved = PlacementAttr(MemoryRegion.SRAM, result.get_offset(), argument.get_size())
+    function.arg_attrs = ArrayAttr([DictionaryAttr({PLACEMENT_ATTR: moved})])
+    problems = check_memory(function)
+    assert any(re.search(r"argument 0 .*overlap while both are live", p) for p in problems), problems
+
+
+def test_a_dilation_the_npu_cannot_encode_is_not_copied_into_a_command(worker: FuzzWorker) -> None:
+    """Formerly lower-to-ethosu emitted an ethosu.conv2d with dilation [1, 2^31], which does not
+    verify; now the lone operator runs on the CPU (in a cascade it is refused by name:
+    test/errors/lowering_dilation_out_of_range.mlir)."""
+    outcome = worker.run({"kind": "mlir", "data": _wide_dilation(), "seed": 0})
+    assert outcome["status"] == "accepted", outcome
+    assert outcome["executed"], outcome
+    assert "lower-to-ethosu" in outcome["stages_run"], outcome
+
+
+def test_a_cascade_of_cpu_operators_still_lowers(worker: FuzzWorker) -> None:
+    """Found by the fuzzer: the nn dialect test's whole-tensor chunk (pad -> resize -> concat)
+    was planned as one cascade, which lower-to-ethosu refused (`nn.concat at ...: inside a
+    stripe loop has no NPU lowering`). The Ethos-U cost model now tells the planner which
+    operators can run stripe by stripe (`can_cascade`); the concat runs alone, on the CPU."""
+    outcome = worker.run({"kind": "mlir", "data": mlir_seeds()["nn_ops_2"], "seed": 0})
+    assert outcome["status"] == "accepted", outcome
 
 
 # --------------------------------------------------------------------------- #

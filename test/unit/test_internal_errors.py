@@ -14,9 +14,19 @@ them and runs the real driver in a subprocess: nothing broken ships in the packa
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+
+import pytest
+
+from cascade.frontends.loader import make_context, parse_mlir
+from cascade.passes import allocate_memory
+from cascade.passes.planner.from_nn import ProgramInfo, program_from_module
+from cascade.passes.planner.placement import Buffer, Placement
+from cascade.tools import cascade_opt
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "test" / "Inputs" / "example_nn.mlir"
@@ -68,3 +78,67 @@ def test_debug_mode_shows_the_traceback_of_the_internal_error() -> None:
     assert result.returncode != 0
     assert "Traceback" in result.stderr
     assert "InternalPassError: internal error in pass 'drop-return-operands'" in result.stderr
+
+
+# --------------------------------------------------------------------------- #
+# The planner's view of a module skips function declarations (formerly a crash)
+# --------------------------------------------------------------------------- #
+
+_POOL = (
+    "  %0 = nn.pool2d %x {kind = #nn<pool_kind max>, kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>,"
+    " dilation = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, activation = #nn<activation none>,"
+    " input_quant = #nn.quant<0.5:0>, output_quant = #nn.quant<0.5:0>}"
+    " : (tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8>\n"
+)
+_DECLARATION = "func.func private @{name}(tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8>\n"
+_DEFINITION = (
+    "func.func @{name}(%x: tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8> {{\n"
+    + _POOL.replace("{", "{{").replace("}", "}}")
+    + "  func.return %0 : tensor<1x2x2x2xi8>\n}}\n"
+)
+
+
+def _program(text: str) -> ProgramInfo:
+    return program_from_module(parse_mlir(text, "declarations.mlir", make_context()))
+
+
+@pytest.mark.parametrize("declared", ["helper", "main"])
+def test_the_planner_view_skips_declarations_for_the_first_defined_function(declared: str) -> None:
+    program = _program(_DECLARATION.format(name=declared) + _DEFINITION.format(name="net"))
+    assert [op.kind for op in program.ops] == ["pool2d"]
+    assert program.graph_inputs == ("x",)
+
+
+def test_a_module_of_declarations_only_has_no_program() -> None:
+    with pytest.raises(ValueError, match=r"^@helper is a declaration without a body$"):
+        _program(_DECLARATION.format(name="helper"))
+
+
+# --------------------------------------------------------------------------- #
+# allocate-memory checks its own result: a broken placement is an internal error, never output
+# --------------------------------------------------------------------------- #
+
+
+def test_an_allocation_the_checker_refuses_is_an_internal_error_of_allocate_memory(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every buffer at offset 0 (a placement bug put in by hand): the pass stops with the
+    checker's finding instead of printing IR whose buffers overwrite each other."""
+
+    def everything_at_zero(buffers: Sequence[Buffer], effort: int = 0) -> Placement:
+        return Placement({b.name: 0 for b in buffers}, max(b.size for b in buffers), "broken")
+
+    monkeypatch.delenv("CASCADE_DEBUG", raising=False)
+    monkeypatch.setattr(allocate_memory, "place", everything_at_zero)
+    status = cascade_opt.run([str(EXAMPLE), "--allocate-memory"])
+    captured = capsys.readouterr()
+    assert status == 1
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith(
+        "cascade-opt: internal error in pass 'allocate-memory': AllocationError: @block: "
+        "the allocation fails its check: "
+    )
+    # The image (argument 0) is read by the first convolution, whose result lands on it.
+    assert re.search(r"argument 0 \[0, \d+\) and result of nn.conv2d #0 .* overlap while both are live", lines[0])

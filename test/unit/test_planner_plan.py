@@ -118,3 +118,32 @@ def test_report_shape():
     assert all(set(entry) == {"peak_sram_bytes", "cycles", "cascades"} for entry in report["front"])
     peaks = [entry["peak_sram_bytes"] for entry in report["front"]]
     assert peaks == sorted(peaks, reverse=True)  # fastest first, peaks decreasing
+
+
+def _wide_chain() -> ToyProgram:
+    # 4 rows x 96 columns: column stripes roll far fewer bytes than row stripes, so the
+    # smallest plan rolls its intermediates along the width.
+    program = ToyProgram((1, 4, 96, 8))
+    t = program.conv(program.x, 3, pad=1, channels=16)
+    t = program.conv(t, 3, pad=1, channels=16)
+    program.conv(t, 3, pad=1, channels=8)
+    return program
+
+
+def _rolling_outer_axes(result) -> set[int]:
+    return {
+        cascade.config.outer_axis
+        for cascade in result.cascades
+        if any(result.geometry(cascade).is_rolling(op) for op in range(cascade.first, cascade.sink))
+    }
+
+
+def test_rolling_axes_h_keeps_every_rolling_buffer_on_rows():
+    free = plan_program(_wide_chain(), COST, PlanOptions(objective="min-sram"))
+    assert 2 in _rolling_outer_axes(free)
+    rows = plan_program(_wide_chain(), COST, PlanOptions(objective="min-sram", rolling_axes="h"))
+    assert _rolling_outer_axes(rows) <= {1}
+    # Restricting the search can only cost memory.
+    assert rows.peak >= free.peak
+    with pytest.raises(PlanningError, match="rolling-axes"):
+        plan_program(_wide_chain(), COST, PlanOptions(rolling_axes="w"))

@@ -187,11 +187,18 @@ def test_point_memory_is_the_buffers_live_in_that_step(program):
 def test_base_memory_by_hand():
     # _residual_program: x 8*6*4 = 192; y 8*6*8 = 384 (read by the add, op 4); t1 768; t2 768;
     # t3 384; out 384. A cascade [1, 3] runs while x is dead and y is live: y + t3 = 768.
+    # The add alone reads y and t3, both dying there and shaped like its output: it writes out
+    # over y (its first operand), so y + t3 = 768, not y + t3 + out = 1152.
     graph = ProgramGraph.build(_residual_program())
     candidates = Candidates(graph, AnalyticalCost(), SearchOptions())
     assert candidates.base(0, 0) == 192 + 384
     assert candidates.base(1, 3) == 384 + 384
-    assert candidates.base(4, 4) == 384 + 384 + 384
+    assert candidates.base(4, 4) == 384 + 384
+    # In a cascade [2, 4] the add still reads y (produced before it) and nothing else in the
+    # cascade reads y: in place too, so the full tensors are y and the cascade's input t1.
+    assert candidates.base(2, 4) == 384 + 768
+    # In [1, 4] op 1 reads y as well, and could need rows the add has overwritten: not in place.
+    assert candidates.base(1, 4) == 384 + 384
 
 
 def test_every_operator_has_a_singleton_edge():

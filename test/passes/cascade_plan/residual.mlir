@@ -48,7 +48,7 @@
 // BUDGET-SAME:    cascade.peak_sram_bytes = 6400 : i64
 // BUDGET:         cascade.group {{.*}} stripe_shape [1, 1, 8, 32] stripe_order [1] num_stripes [16] weights stream peak_sram_bytes 6400
 
-// TOO-SMALL: cascade-opt: error: cascade-plan: @residual: sram-budget of 6399 bytes is too small: nn.conv2d 't1' needs at least 6400 bytes (its smallest working set)
+// TOO-SMALL: cascade-opt: error: cascade-plan: @residual: sram-budget of 6399 bytes is too small: nn.conv2d at {{.*}}residual.mlir:78:3 needs at least 6400 bytes (its smallest working set)
 // TOO-SMALL-NOT: Traceback
 
 // REPORT:      "chosen": {

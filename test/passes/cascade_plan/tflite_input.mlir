@@ -4,6 +4,6 @@
 // CHECK:     func.func @main(%{{.*}}: tensor<1x32x32x3xi8>) -> tensor<1x10xi8>
 // CHECK-SAME:  cascade.peak_sram_bytes = {{[0-9]+}} : i64, cascade.cycles = {{[0-9]+}} : i64, cascade.lower_bound_bytes = {{[0-9]+}} : i64
 // CHECK:     cascade.group ins(
-// CHECK-SAME:  stripe_order [1]
+// CHECK-SAME:  stripe_order [{{[12](, [12])?}}]
 // CHECK:     nn.fully_connected
 // CHECK:     func.return

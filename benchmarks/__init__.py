@@ -1,0 +1,1 @@
+"""Benchmarks against Vela (`cascade.benchmarks`: installed so that `cascade-bench` can run them)."""

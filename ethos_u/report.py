@@ -1,0 +1,396 @@
+"""The compile report: what a compiled module costs on the Ethos-U, as JSON and as a summary.
+
+    cascade-opt model.tflite -p 'cascade-plan{accelerator=ethos-u55-128},rolling-buffer' --report r.json
+
+`compile_report(module, ...)` needs a *planned* module: one that went through `cascade-plan`
+(its functions carry `cascade.cycles`), with or without rolling buffers and allocation. Lowered
+IR (`ethosu.command_stream`s) has lost its cascades, so it is reported together with the planned
+module it came from (`planned=`; the driver and `cascade.api` keep that snapshot while the
+pipeline runs). The keys (a benchmark reads them; add, never rename):
+
+* `accelerator`, `system_config`, `memory_mode`: the configuration priced. The accelerator is
+  the one the command streams name, else the one given (the plan's), else Vela's default; the
+  system config and memory mode are those recorded on the streams, else the given ones, else
+  Vela's defaults for the accelerator.
+* `peak_sram_bytes`: the allocated peak (`cascade.allocated_peak_bytes`) when allocated, else
+  the plan's (`cascade.peak_sram_bytes`); `lower_bound_bytes` the plan's row-striping bound.
+* `total_cycles`: the plan's cycles (`cascade.cycles`, summed over functions): stripes
+  pipelined, weight copies hidden behind the previous step where the plan prefetches them.
+* `per_op`: every operator in schedule order, priced by the Ethos-U performance model
+  (`EthosUCostModel.region_cost`) on exactly the stripe boxes the plan computes (a lone
+  operator: its whole output), feature maps in SRAM and weights where the plan put them;
+  stripes of a cascade are pipelined as the planner prices them (fill and drain paid once).
+  `cascade` is the index of its cascade (multi-operator groups in order) or null.
+  Per-op cycles leave out weight copies, so they need not add up to `total_cycles`.
+* `npu_cycles`: the sum of the operators' NPU compute cycles (no memory stalls).
+* `flash_bytes_read`: bytes read from the constant memory (flash; DRAM in Dedicated_Sram):
+  weights streamed by the stripes plus one copy of every weight buffer kept in SRAM.
+  `sram_bytes_accessed`: bytes read and written in SRAM, those copies' writes included.
+* `npu_ops`: NPU operations issued (every stripe of every operator, more where an operator
+  decomposes); after lowering, the kernel commands of the streams. `cpu_ops`: operators the
+  NPU cannot run (after lowering: the `nn` operators left between streams).
+* `command_streams`: `ethosu.command_stream`s in the output (0 before lowering).
+
+Everything but `compile_seconds` is a function of the module, so the JSON of two runs differs
+only there. `format_summary` renders the few lines the driver prints on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+from cascade.dialects import ethosu, nn
+from cascade.dialects.access import Region
+from cascade.dialects.cascade import ForStripesOp, GroupOp
+from cascade.ethos_u.arch import (
+    DEFAULT_ACCELERATOR,
+    DEFAULT_MEMORY_MODE,
+    DEFAULT_SYSTEM_CONFIG,
+    ArchConfig,
+    arch_config,
+)
+from cascade.ethos_u.cost_model import EthosUCostModel, MemoryMap
+from cascade.ethos_u.estimate import choose_layouts
+from cascade.ethos_u.lowering import UnsupportedOpError
+from cascade.passes.planner.graph import OpInfo
+from cascade.passes.planner.program import ProgramGraph
+from cascade.passes.planner.stripes import CascadeGeometry
+
+__all__ = [
+    "PlanKeeper",
+    "ReportError",
+    "compile_report",
+    "expand_for_report",
+    "format_summary",
+    "is_lowered",
+    "is_planned",
+    "pipeline_accelerator",
+    "report_json",
+]
+
+TOOL = "cascade-opt"
+CYCLES_ATTR = "cascade.cycles"
+PEAK_ATTR = "cascade.peak_sram_bytes"
+ALLOCATED_PEAK_ATTR = "cascade.allocated_peak_bytes"
+LOWER_BOUND_ATTR = "cascade.lower_bound_bytes"
+
+
+class ReportError(ValueError):
+    """The module cannot be reported on (not planned); the message is one line."""
+
+
+@dataclass
+class OpCost:
+    """One operator of the schedule, priced."""
+
+    name: str
+    op: str
+    cascade: int | None
+    cycles: int = 0
+    npu_cycles: int = 0
+    npu_ops: int = 0
+    on_cpu: bool = False
+    traffic: dict[str, int] = field(default_factory=dict)
+
+    def add_traffic(self, more: dict[str, int], times: int = 1) -> None:
+        for memory, count in more.items():
+            self.traffic[memory] = self.traffic.get(memory, 0) + count * times
+
+
+# --------------------------------------------------------------------------- #
+# What the module says
+# --------------------------------------------------------------------------- #
+
+
+def _functions(module: ModuleOp) -> list[FuncOp]:
+    return [op for op in module.ops if isinstance(op, FuncOp) and op.body.blocks]
+
+
+def _int_attr(op: Operation, name: str) -> int | None:
+    attr = op.attributes.get(name)
+    return attr.value.data if isinstance(attr, IntegerAttr) else None
+
+
+def _streams(module: ModuleOp) -> list[ethosu.CommandStreamOp]:
+    return [op for op in module.walk() if isinstance(op, ethosu.CommandStreamOp)]
+
+
+def is_planned(module: ModuleOp) -> bool:
+    """Every function with a body went through cascade-plan (and there is one)."""
+    functions = _functions(module)
+    return bool(functions) and all(_int_attr(f, CYCLES_ATTR) is not None for f in functions)
+
+
+def is_lowered(module: ModuleOp) -> bool:
+    return bool(_streams(module))
+
+
+def _configuration(
+    module: ModuleOp, accelerator: str | None, system_config: str | None, memory_mode: str | None
+) -> tuple[str, str, str]:
+    """(accelerator, system config, memory mode): the streams' first, then the given, then Vela's defaults."""
+    for stream in _streams(module):
+        accelerator = stream.accelerator.data
+        if stream.system_config is not None:
+            system_config = stream.system_config.data
+        if stream.memory_mode is not None:
+            memory_mode = stream.memory_mode.data
+        break
+    accelerator = accelerator or DEFAULT_ACCELERATOR
+    family = "u65" if accelerator.startswith("ethos-u65") else "u55"
+    return accelerator, system_config or DEFAULT_SYSTEM_CONFIG[family], memory_mode or DEFAULT_MEMORY_MODE[family]
+
+
+# --------------------------------------------------------------------------- #
+# Pricing the schedule
+# --------------------------------------------------------------------------- #
+
+
+def _planned_form(function: FuncOp) -> FuncOp:
+    """The function with its stripe loops back as `cascade.group`s (rolling-buffer's inverse)."""
+    if not any(isinstance(op, ForStripesOp) for op in function.body.block.ops):
+        return function
+    from cascade.passes.rolling_buffer import group_view
+
+    return group_view(function)[0]
+
+
+def _price_boxes(
+    model: EthosUCostModel,
+    info: OpInfo,
+    boxes: Sequence[tuple[Region, int]],
+    weights_in_sram: bool,
+    pipelined: bool,
+    cost: OpCost,
+) -> None:
+    """Add the cycles, NPU operations and traffic of computing `boxes` (each `count` times).
+
+    Pipelined stripes (a cascade) pay the operator's fill and drain once, as the planner
+    prices them (`EthosUCostModel.pipelined_stripe_cycles`).
+    """
+    sram = model.arch.staging_memory
+    memories = MemoryMap(sram, sram, model.arch.const_memory)
+    if pipelined:
+        whole = Region.full(info.output.shape)
+        alone = model.region_cost(info, whole, memories, weights_in_sram)
+        inside = model.region_cost(info, whole, memories, weights_in_sram, first=False, last=False)
+        cost.cycles += max(alone.total_cycles - inside.total_cycles, 0)
+        cost.npu_cycles += max(alone.npu_cycles - inside.npu_cycles, 0)
+    for region, count in boxes:
+        priced = model.region_cost(info, region, memories, weights_in_sram, first=not pipelined, last=not pipelined)
+        cost.cycles += count * priced.total_cycles
+        cost.npu_cycles += count * priced.npu_cycles
+        cost.npu_ops += count * len(priced.ops)
+        cost.add_traffic(priced.bytes_by_memory(), count)
+
+
+def _price_function(function: FuncOp, arch: ArchConfig, first_cascade: int) -> list[OpCost]:
+    from cascade.passes.cascade_plan import scheduled_program
+
+    planned = _planned_form(function)
+    scheduled = scheduled_program(planned)
+    graph = ProgramGraph.build(scheduled.program)
+    model = EthosUCostModel(arch, layouts=choose_layouts(scheduled.program))
+    units = [op for op in planned.body.block.ops if isinstance(op, GroupOp | nn.NNOperation)]
+    costs: list[OpCost] = []
+    cascade = first_cascade
+    for unit, step in zip(units, scheduled.steps, strict=True):
+        geometry = None
+        index = None
+        if isinstance(unit, GroupOp):
+            geometry = CascadeGeometry.build(graph, step.first, step.sink, step.config, step.recompute)
+            index, cascade = cascade, cascade + 1
+        for position in range(step.first, step.sink + 1):
+            info = graph.ops[position]
+            cost = OpCost(info.name, scheduled.nn_ops[position].name, index)
+            boxes = geometry.price_boxes(position) if geometry else [(Region.full(info.output.shape), 1)]
+            try:
+                _price_boxes(model, info, boxes, step.weights_in_sram, geometry is not None, cost)
+            except UnsupportedOpError:
+                costs.append(OpCost(cost.name, cost.op, index, on_cpu=True))
+                continue
+            if step.weights_in_sram and info.weights:
+                # One DMA copy of the encoded weights and scales into SRAM.
+                copied = model.weight_buffer_bytes(info)
+                cost.add_traffic({arch.const_memory.name: copied, arch.staging_memory.name: copied})
+            costs.append(cost)
+    return costs
+
+
+# --------------------------------------------------------------------------- #
+# The report
+# --------------------------------------------------------------------------- #
+
+
+def _lowered_counts(module: ModuleOp) -> tuple[int, int]:
+    """(kernel commands in all streams, nn operators left to the CPU) of lowered IR."""
+    streams = _streams(module)
+    kernels = sum(1 for s in streams for c in s.commands if not isinstance(c, ethosu.DmaOp))
+    cpu = sum(1 for f in _functions(module) for op in f.walk() if isinstance(op, nn.NNOperation))
+    return kernels, cpu
+
+
+def _max_or_none(values: Iterable[int | None]) -> int | None:
+    present = [v for v in values if v is not None]
+    return max(present) if present else None
+
+
+def compile_report(
+    module: ModuleOp,
+    *,
+    input_name: str = "-",
+    accelerator: str | None = None,
+    system_config: str | None = None,
+    memory_mode: str | None = None,
+    planned: ModuleOp | None = None,
+    compile_seconds: float = 0.0,
+    version: str = "unknown",
+) -> dict[str, Any]:
+    """The report of `module` (see the module docstring for every key).
+
+    `planned` is the module as it stood after planning (and allocation), for a `module` that
+    was lowered since; `accelerator` etc. are what the pipeline used, for IR that does not
+    record them. Raises ReportError when neither module is planned.
+    """
+    source = module if is_planned(module) and not is_lowered(module) else planned
+    if source is None or not is_planned(source):
+        if is_lowered(module):
+            raise ReportError(
+                "the report needs the plan: lowered IR no longer holds its cascades; "
+                "report from the pipeline that lowers it (e.g. --ethosu-pipeline ... --report FILE)"
+            )
+        raise ReportError(
+            "the report needs planned IR (functions with cascade.cycles): run cascade-plan or ethosu-pipeline first"
+        )
+    accelerator, system_config, memory_mode = _configuration(module, accelerator, system_config, memory_mode)
+    arch = arch_config(accelerator, system_config, memory_mode)
+    costs: list[OpCost] = []
+    functions = _functions(source)
+    for function in functions:
+        costs += _price_function(function, arch, len({c.cascade for c in costs if c.cascade is not None}))
+    cascades = len({c.cascade for c in costs if c.cascade is not None})
+    npu_ops = sum(c.npu_ops for c in costs)
+    cpu_ops = sum(1 for c in costs if c.on_cpu)
+    if is_lowered(module):
+        npu_ops, cpu_ops = _lowered_counts(module)
+    final_functions = {f.sym_name.data: f for f in _functions(module)}
+    peaks = []
+    for function in functions:
+        final = final_functions.get(function.sym_name.data, function)
+        peaks.append(_int_attr(final, ALLOCATED_PEAK_ATTR) or _int_attr(function, ALLOCATED_PEAK_ATTR))
+        if peaks[-1] is None:
+            peaks[-1] = _int_attr(function, PEAK_ATTR)
+    return {
+        "tool": TOOL,
+        "version": version,
+        "input": input_name,
+        "accelerator": accelerator,
+        "system_config": system_config,
+        "memory_mode": memory_mode,
+        "core_clock_hz": int(arch.system.core_clock),
+        "peak_sram_bytes": _max_or_none(peaks) or 0,
+        "lower_bound_bytes": _max_or_none(_int_attr(f, LOWER_BOUND_ATTR) for f in functions),
+        "total_cycles": sum(_int_attr(f, CYCLES_ATTR) or 0 for f in functions),
+        "npu_cycles": sum(c.npu_cycles for c in costs),
+        "cpu_ops": cpu_ops,
+        "flash_bytes_read": sum(c.traffic.get(arch.const_memory.name, 0) for c in costs),
+        "sram_bytes_accessed": sum(c.traffic.get(arch.staging_memory.name, 0) for c in costs),
+        "cascades": cascades,
+        "npu_ops": npu_ops,
+        "command_streams": len(_streams(module)),
+        "per_op": [{"name": c.name, "op": c.op, "cycles": c.cycles, "cascade": c.cascade} for c in costs],
+        "compile_seconds": round(compile_seconds, 3),
+    }
+
+
+def report_json(report: dict[str, Any]) -> str:
+    """The report as written to `--report FILE`: sorted keys, indent 2, a final newline."""
+    return json.dumps(report, sort_keys=True, indent=2) + "\n"
+
+
+def format_summary(report: dict[str, Any]) -> str:
+    """A few aligned lines, like Vela's network summary."""
+    peak = report["peak_sram_bytes"]
+    bound = report["lower_bound_bytes"]
+    clock = report.get("core_clock_hz") or 0
+    cycles = report["total_cycles"]
+    time = f" ({cycles / clock * 1e3:.3f} ms at {clock / 1e6:g} MHz)" if clock else ""
+    rows = [
+        ("Accelerator", report["accelerator"]),
+        ("System configuration", report["system_config"]),
+        ("Memory mode", report["memory_mode"]),
+        ("Peak SRAM used", f"{peak / 1024:.2f} KiB ({peak} bytes)"),
+        ("SRAM lower bound", "-" if bound is None else f"{bound / 1024:.2f} KiB ({bound} bytes)"),
+        ("Cascades", str(report["cascades"])),
+        ("NPU operations", str(report["npu_ops"])),
+        ("CPU operators", str(report["cpu_ops"])),
+        ("Command streams", str(report["command_streams"])),
+        ("Flash bytes read", str(report["flash_bytes_read"])),
+        ("SRAM bytes accessed", str(report["sram_bytes_accessed"])),
+        ("NPU cycles", str(report["npu_cycles"])),
+        ("Total cycles", f"{cycles}{time}"),
+        ("Compile time", f"{report['compile_seconds']:.2f} s"),
+    ]
+    width = max(len(label) for label, _ in rows)
+    lines = [f"Network summary for {report['input']}"]
+    lines += [f"  {label.ljust(width)}  {value}" for label, value in rows]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- #
+# Keeping the planned module while a pipeline lowers it
+# --------------------------------------------------------------------------- #
+
+
+def expand_for_report(passes: Sequence[ModulePass], ctx: Context) -> tuple[ModulePass, ...]:
+    """`passes` with every ethosu-pipeline replaced by its stages (its docstring's definition),
+    so that a `PlanKeeper` sees the module between allocation and lowering.
+
+    Each replaced pass first checks its names (`EthosUPipelinePass.check_names`), with its messages.
+    """
+    from cascade.passes.ethosu_pipeline import EthosUPipelinePass
+
+    expanded: list[ModulePass] = []
+    for pass_ in passes:
+        if not isinstance(pass_, EthosUPipelinePass):
+            expanded.append(pass_)
+            continue
+        pass_.check_names()
+        expanded += pass_.stages()
+    return tuple(expanded)
+
+
+def pipeline_accelerator(passes: Sequence[ModulePass]) -> str | None:
+    """The accelerator the last pass that names one was given (the plan's, for a report)."""
+    for pass_ in reversed(passes):
+        accelerator = getattr(pass_, "accelerator", None)
+        if isinstance(accelerator, str):
+            return accelerator
+    return None
+
+
+Callback = Callable[[ModulePass | None, ModuleOp, ModulePass | None], None]
+
+
+class PlanKeeper:
+    """A pipeline callback that keeps a copy of the last planned, not yet lowered module seen
+    between two passes (then calls the callback it wraps)."""
+
+    def __init__(self, inner: Callback | None = None) -> None:
+        self.inner = inner
+        self.planned: ModuleOp | None = None
+
+    def __call__(self, previous: ModulePass | None, module: ModuleOp, following: ModulePass | None) -> None:
+        if self.inner is not None:
+            self.inner(previous, module, following)
+        if following is not None and is_planned(module) and not is_lowered(module):
+            self.planned = module.clone()

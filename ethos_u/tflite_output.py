@@ -1,0 +1,529 @@
+"""`-t ethosu-tflite`: lowered IR as a deployable .tflite in Vela's output format.
+
+    cascade-opt model.tflite -p 'ethosu-pipeline{accelerator=ethos-u55-128}' -t ethosu-tflite -o out.tflite
+
+The input is the output of `lower-to-ethosu` (see its module docstring): one function whose
+NPU work is in `ethosu.command_stream`s, with the CPU operators left as `nn` operators. The
+file has one subgraph, in the order of the function's body:
+
+* every command stream becomes one `ethos-u` CUSTOM operator (custom options `01 04 01`, the
+  flexbuffer Vela writes for an NPU operator) with the inputs
+  `[command stream, read-only, scratch, fast scratch, IFMs...]` and the outputs `[OFMs...]`;
+  the command-stream tensor holds the COP1 driver payload (`npu_create_driver_payload`), the
+  read-only tensor the stream's flash image (`ethosu.flash`; 16 zero bytes when it is empty);
+* every CPU operator becomes the builtin TFLite operator it was imported from
+  (FULLY_CONNECTED, SOFTMAX, RESHAPE), with its constants as buffers;
+* the model's inputs are the function's arguments, its outputs the returned values, in order.
+
+Regions. The TFLite Micro Ethos-U kernel binds the operator's inputs after the command stream,
+then its outputs, to consecutive base-pointer regions: region 0 = read-only (flash), region 1 =
+scratch, region 2 = fast scratch, regions 3... = the IFMs then the OFMs. Our streams address
+only region 0 (their own flash image) and region 1 (the SRAM image of
+`cascade.allocated_peak_bytes` bytes in which every tensor lives at its allocated offset), as
+Vela's do in its Shared_Sram mode. So:
+
+* one `scratch` tensor of exactly `cascade.allocated_peak_bytes` bytes is region 1 of every
+  custom operator, and also its fast scratch (Vela passes the same tensor twice on Ethos-U55;
+  on Ethos-U65 our streams never use region 2, so the tensor arena should be in SRAM);
+* each custom operator has its own read-only tensor (region-0 addresses start at 0 in every
+  stream; Vela shares one and offsets the addresses);
+* nothing is copied in or out: the `OfflineMemoryAllocation` metadata (Vela's format: version
+  0, 1 subgraph, the tensor count, then one arena offset per tensor, -1 for TFLite Micro to
+  plan) places the scratch tensor at arena offset 0 and every tensor with a
+  `cascade.placement` (model inputs and outputs, values crossing between CPU and NPU
+  operators, CPU operator results) at its placement offset, that is inside the scratch tensor
+  exactly where the streams read and write it. The IFMs and OFMs a custom operator lists are
+  therefore the same bytes region 1 addresses; regions 3+ are bound but unused.
+
+IFMs of a stream: the values (arguments, CPU results, values an earlier stream left in SRAM)
+whose bytes the stream reads before it writes them, found by replaying its commands' feature
+map addresses. OFMs: the values `lower-to-ethosu` loads back from SRAM after the stream.
+
+Quantization is taken from the `nn` operators where one reads or produces the value, else from
+the stream commands whose feature-map quantization is the tensor's own (convolutions,
+elementwise operations without a table lookup, fused-quantize pooling); the lowering programs
+other commands (plain pooling, pad copies, resizes) with zero point 0, so they are not used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IntegerType,
+    ModuleOp,
+    NameLoc,
+    TensorType,
+    UnrealizedConversionCastOp,
+)
+from xdsl.ir import Operation, SSAValue
+
+from cascade.dialects import ethosu, nn
+from cascade.dialects.cascade import MemoryRegion, PlacementAttr, get_placement
+
+__all__ = ["NPU_CUSTOM_OPTIONS", "OFFLINE_ALLOCATION", "TFLiteOutputError", "lowered_tflite"]
+
+CUSTOM_CODE = "ethos-u"
+NPU_CUSTOM_OPTIONS = bytes([0x01, 0x04, 0x01])
+"""The custom options of an `ethos-u` operator: the flexbuffer of the unsigned integer 1."""
+
+OFFLINE_ALLOCATION = "OfflineMemoryAllocation"
+DESCRIPTION = "cascade-opt Ethos-U"
+EMPTY_FLASH = bytes(16)
+
+_DTYPES = {8: "int8", 16: "int16", 32: "int32"}
+_ACTIVATIONS = {
+    nn.Activation.NONE: "NONE",
+    nn.Activation.RELU: "RELU",
+    nn.Activation.RELU6: "RELU6",
+    nn.Activation.RELU_N1_TO_1: "RELU_N1_TO_1",
+}
+
+
+class TFLiteOutputError(ValueError):
+    """The IR cannot be written as an Ethos-U .tflite (not lowered, unsupported CPU operator)."""
+
+
+# --------------------------------------------------------------------------- #
+# The program: steps of the lowered function
+# --------------------------------------------------------------------------- #
+
+
+@dataclass
+class _NpuCall:
+    """One command stream: the values it reads from and leaves in SRAM."""
+
+    stream: ethosu.CommandStreamOp
+    inputs: list[SSAValue] = field(default_factory=list)
+    outputs: list[SSAValue] = field(default_factory=list)
+
+
+@dataclass
+class _Program:
+    function: func.FuncOp
+    peak: int
+    steps: list[_NpuCall | nn.NNOperation]
+    placements: dict[SSAValue, PlacementAttr]
+    results: list[SSAValue]
+    quant_sources: dict[SSAValue, list[ethosu.QuantizationAttr]] = field(default_factory=dict)
+
+
+def _lowered_function(module: ModuleOp) -> func.FuncOp:
+    functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+    if len(functions) != 1:
+        raise TFLiteOutputError(f"expected one function with a body, found {len(functions)}")
+    return functions[0]
+
+
+def _describe(op: Operation) -> str:
+    if isinstance(op.location, NameLoc):
+        return f"{op.name} '{op.location.desc.data}'"
+    return op.name
+
+
+def _program(module: ModuleOp) -> _Program:
+    """The steps of the lowered function, checking it is the output of lower-to-ethosu."""
+    from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR, arg_placement
+
+    function = _lowered_function(module)
+    name = f"@{function.sym_name.data}"
+    peak_attr = function.attributes.get(ALLOCATED_PEAK_ATTR)
+    if peak_attr is None:
+        raise TFLiteOutputError(f"{name} is not allocated: run ethosu-pipeline (or lower-to-ethosu) first")
+    peak = int(peak_attr.value.data)  # type: ignore[attr-defined]
+    placements: dict[SSAValue, PlacementAttr] = {}
+    for index, arg in enumerate(function.args):
+        attr = arg_placement(function, index)
+        if attr is None:
+            raise TFLiteOutputError(f"{name}: argument #{index} has no cascade.placement")
+        placements[arg] = attr
+    steps: list[_NpuCall | nn.NNOperation] = []
+    results: list[SSAValue] = []
+    for op in function.body.block.ops:
+        if isinstance(op, ethosu.CommandStreamOp):
+            steps.append(_NpuCall(op))
+        elif isinstance(op, UnrealizedConversionCastOp) and not op.operands:
+            if not steps or not isinstance(steps[-1], _NpuCall):
+                raise TFLiteOutputError(f"{name}: a load from SRAM does not follow a command stream")
+            placements[op.results[0]] = _placement_of(op, name)
+            steps[-1].outputs.append(op.results[0])
+        elif isinstance(op, nn.NNOperation):
+            placements[op.results[0]] = _placement_of(op, name)
+            steps.append(op)
+        elif isinstance(op, func.ReturnOp):
+            results = list(op.operands)
+        elif not isinstance(op, arith.ConstantOp):
+            raise TFLiteOutputError(
+                f"{name}: {_describe(op)} is not lowered: run ethosu-pipeline (or lower-to-ethosu) first"
+            )
+    if not any(isinstance(step, _NpuCall) for step in steps):
+        raise TFLiteOutputError(f"{name} has no ethosu.command_stream: run ethosu-pipeline (or lower-to-ethosu) first")
+    for value, attr in placements.items():
+        if attr.get_offset() + _byte_size(value) > peak:
+            raise TFLiteOutputError(f"{name}: '{_value_name(value)}' lies outside the {peak}-byte SRAM image")
+    return _Program(function, peak, steps, placements, results)
+
+
+def _placement_of(op: Operation, function_name: str) -> PlacementAttr:
+    attr = get_placement(op)
+    if attr is None:
+        raise TFLiteOutputError(
+            f"{function_name}: {_describe(op)} has no cascade.placement: run ethosu-pipeline (or lower-to-ethosu) first"
+        )
+    if attr.get_region() != MemoryRegion.SRAM:
+        raise TFLiteOutputError(f"{function_name}: {_describe(op)} is placed in {attr.get_region().value}, not SRAM")
+    return attr
+
+
+def _tensor_type(value: SSAValue) -> TensorType:
+    if not isinstance(value.type, TensorType):
+        raise TFLiteOutputError(f"'{_value_name(value)}' is not a tensor")
+    return value.type
+
+
+def _element_bits(value: SSAValue) -> int:
+    element = _tensor_type(value).get_element_type()
+    if not isinstance(element, IntegerType) or element.width.data not in _DTYPES:
+        raise TFLiteOutputError(f"'{_value_name(value)}' has element type {element}; expected i8, i16 or i32")
+    return element.width.data
+
+
+def _byte_size(value: SSAValue) -> int:
+    return int(np.prod(_tensor_type(value).get_shape())) * _element_bits(value) // 8
+
+
+def _value_name(value: SSAValue) -> str:
+    """The TFLite tensor name: the location the importer gave it, else the IR name."""
+    location = value.owner.location if isinstance(value.owner, Operation) else getattr(value, "location", None)
+    if isinstance(location, NameLoc):
+        return location.desc.data
+    return value.name_hint or "tensor"
+
+
+# --------------------------------------------------------------------------- #
+# What each stream reads and writes in SRAM
+# --------------------------------------------------------------------------- #
+
+
+def _fm_bytes(fm: ethosu.FeatureMapAttr) -> np.ndarray:
+    from cascade.interpreter.ethosu import feature_map_addresses
+
+    first = feature_map_addresses(fm).reshape(-1)
+    size = fm.element_size
+    return (first[:, None] + np.arange(size)[None, :]).reshape(-1)
+
+
+def _range_bytes(attr: ethosu.AddressRangeAttr) -> np.ndarray:
+    return np.arange(attr.address, attr.address + attr.length)
+
+
+def _is_fill(command: ethosu.EthosUCommand) -> bool:
+    """A multiplication by the scalar 0: the result does not depend on the IFM's bytes."""
+    return (
+        isinstance(command, ethosu.ElementwiseOp)
+        and command.kind.data == ethosu.ElementwiseKind.MUL
+        and command.ifm2_scalar is not None
+        and command.ifm2_scalar.value.data == 0.0
+    )
+
+
+def _reads(command: ethosu.EthosUCommand) -> list[tuple[np.ndarray, ethosu.QuantizationAttr | None]]:
+    """The SRAM bytes `command` reads, each with the quantization when it is the tensor's own."""
+    if isinstance(command, ethosu.DmaOp):
+        return [(_range_bytes(command.src), None)] if command.src.region == ethosu_sram() else []
+    reads: list[tuple[np.ndarray, ethosu.QuantizationAttr | None]] = []
+    exact = isinstance(command, ethosu.Conv2DOp | ethosu.DepthwiseConv2DOp | ethosu.ElementwiseOp) or (
+        isinstance(command, ethosu.PoolingOp) and command.fused_quantize is not None
+    )
+    maps = [command.ifm]
+    if isinstance(command, ethosu.ElementwiseOp) and command.ifm2 is not None:
+        maps.append(command.ifm2)
+    if not _is_fill(command):
+        for fm in maps:
+            if fm.region.data == ethosu_sram():
+                reads.append((_fm_bytes(fm), fm.quantization_or_none if exact else None))
+    for attr in [*command.weight_ranges, *command.bias_ranges]:
+        if attr.region == ethosu_sram():
+            reads.append((_range_bytes(attr), None))
+    return reads
+
+
+def _write(command: ethosu.EthosUCommand) -> tuple[np.ndarray, ethosu.QuantizationAttr | None] | None:
+    """The SRAM bytes `command` writes, with the quantization when it is the tensor's own."""
+    if isinstance(command, ethosu.DmaOp):
+        return (_range_bytes(command.dest), None) if command.dest.region == ethosu_sram() else None
+    if command.ofm.region.data != ethosu_sram():
+        return None
+    exact = isinstance(command, ethosu.Conv2DOp | ethosu.DepthwiseConv2DOp) or (
+        isinstance(command, ethosu.PoolingOp) and command.fused_quantize is not None
+    )
+    if isinstance(command, ethosu.ElementwiseOp):
+        activation = command.activation
+        exact = activation is None or activation.kind.data != ethosu.ActivationKind.TABLE_LOOKUP
+    return _fm_bytes(command.ofm), command.ofm.quantization_or_none if exact else None
+
+
+def ethosu_sram() -> int:
+    """The region of the SRAM image in lowered streams (`lower_to_ethosu.SRAM_REGION`)."""
+    from cascade.passes.lower_to_ethosu import SRAM_REGION
+
+    return SRAM_REGION
+
+
+def _trace_memory(program: _Program) -> None:
+    """Fill in the IFMs of every stream and the quantizations the commands give (module doc)."""
+    values: list[SSAValue] = []
+    owner = np.full(program.peak, -1, dtype=np.int64)
+
+    def store(value: SSAValue) -> None:
+        attr = program.placements[value]
+        values.append(value)
+        owner[attr.get_offset() : attr.get_offset() + _byte_size(value)] = len(values) - 1
+
+    for arg in program.function.args:
+        store(arg)
+    for step in program.steps:
+        if isinstance(step, _NpuCall):
+            _trace_stream(program, step, owner, values)
+            for value in step.outputs:
+                store(value)
+        else:
+            store(step.results[0])
+
+
+def _trace_stream(program: _Program, call: _NpuCall, owner: np.ndarray, values: list[SSAValue]) -> None:
+    written = np.zeros(program.peak, dtype=bool)
+    read_ids: list[int] = []
+    writes: list[tuple[np.ndarray, ethosu.QuantizationAttr | None]] = []
+    for command in call.stream.commands:
+        for addresses, quant in _reads(command):
+            _check_inside(addresses, program.peak)
+            fresh = addresses[~written[addresses]]
+            for index in dict.fromkeys(int(i) for i in owner[fresh] if i >= 0):
+                if index not in read_ids:
+                    read_ids.append(index)
+                if quant is not None:
+                    program.quant_sources.setdefault(values[index], []).append(quant)
+        if (write := _write(command)) is not None:
+            _check_inside(write[0], program.peak)
+            written[write[0]] = True
+            writes.append(write)
+    call.inputs = [values[i] for i in sorted(read_ids)]
+    owner[written] = -1
+    for value in call.outputs:
+        start = program.placements[value].get_offset()
+        span = np.zeros(program.peak, dtype=bool)
+        span[start : start + _byte_size(value)] = True
+        for addresses, quant in reversed(writes):  # the last write is the value's producer
+            if quant is not None and span[addresses].any():
+                program.quant_sources.setdefault(value, []).append(quant)
+                break
+
+
+def _check_inside(addresses: np.ndarray, peak: int) -> None:
+    if addresses.size and (addresses.min() < 0 or addresses.max() >= peak):
+        raise TFLiteOutputError(
+            f"a command stream addresses SRAM byte {int(addresses.max()):#x}, outside the {peak}-byte scratch"
+        )
+
+
+# --------------------------------------------------------------------------- #
+# Quantization
+# --------------------------------------------------------------------------- #
+
+
+def _quantization(program: _Program, value: SSAValue) -> nn.QuantAttr:
+    """The value's quantization: from an `nn` operator, else from the stream commands."""
+    owner = value.owner
+    if isinstance(owner, nn.NNOperation) and (quant := owner.result_quant()) is not None:
+        return quant
+    for use in value.uses:
+        if isinstance(use.operation, nn.NNOperation):
+            for operand, quant, _ in use.operation.quantized_operands():
+                if operand is value:
+                    return quant
+    for source in program.quant_sources.get(value, []):
+        if source.scale_value is not None:
+            return nn.QuantAttr(source.scale_value, source.zero_point.data)
+    raise TFLiteOutputError(
+        f"cannot recover the quantization of '{_value_name(value)}': no nn operator or NPU command "
+        "that carries it reads or writes it"
+    )
+
+
+# --------------------------------------------------------------------------- #
+# Writing
+# --------------------------------------------------------------------------- #
+
+
+class _Writer:
+    """Tensors and operators of the output model, through `ModelBuilder`."""
+
+    def __init__(self, program: _Program) -> None:
+        from cascade.frontends.tflite_writer import ModelBuilder
+
+        self.program = program
+        self.builder = ModelBuilder()
+        self.tensors: dict[SSAValue, int] = {}
+        self.names: set[str] = set()
+        self.offsets: list[int] = []
+
+    def tensor(
+        self,
+        name: str,
+        shape: Sequence[int],
+        dtype: str,
+        *,
+        quant: nn.QuantAttr | None = None,
+        data: bytes | None = None,
+        offset: int = -1,
+        extra_scales: Sequence[float] | None = None,
+    ) -> int:
+        unique = name
+        suffix = 1
+        while unique in self.names:
+            unique, suffix = f"{name}_{suffix}", suffix + 1
+        self.names.add(unique)
+        scale = zero_point = None
+        axis = 0
+        if extra_scales is not None:
+            scale, zero_point = list(extra_scales), 0
+        elif quant is not None:
+            scale, zero_point = list(quant.scales), list(quant.zero_points)
+            axis = max(quant.channel_axis, 0)
+        index = self.builder.add_tensor(
+            unique, list(shape), dtype, scale=scale, zero_point=zero_point, quantized_dimension=axis, data=data
+        )
+        self.offsets.append(offset)
+        return index
+
+    def value(self, value: SSAValue) -> int:
+        if value in self.tensors:
+            return self.tensors[value]
+        owner = value.owner
+        if isinstance(owner, arith.ConstantOp):
+            index = self._constant(value, owner)
+        else:
+            index = self.tensor(
+                _value_name(value),
+                _tensor_type(value).get_shape(),
+                _DTYPES[_element_bits(value)],
+                quant=_quantization(self.program, value),
+                offset=self.program.placements[value].get_offset(),
+            )
+        self.tensors[value] = index
+        return index
+
+    def _constant(self, value: SSAValue, op: arith.ConstantOp) -> int:
+        from cascade.interpreter.nn import constant_array
+
+        if not isinstance(op.value, DenseIntOrFPElementsAttr):
+            raise TFLiteOutputError(f"constant '{_value_name(value)}' is not a dense integer tensor")
+        array = constant_array(op.value)
+        quant = None
+        for use in value.uses:
+            if isinstance(use.operation, nn.FullyConnectedOp) and use.operation.weight is value:
+                quant = use.operation.weight_quant
+        return self.tensor(
+            _value_name(value),
+            array.shape,
+            _DTYPES[_element_bits(value)],
+            quant=quant,
+            data=array.astype(array.dtype.newbyteorder("<")).tobytes(),
+        )
+
+
+def _write_npu_call(writer: _Writer, call: _NpuCall, index: int, scratch: int) -> None:
+    from cascade.ethos_u.serialize import driver_payload
+    from cascade.passes.lower_to_ethosu import flash_image
+
+    suffix = "" if index == 0 else f"_{index}"
+    # Vela prints configuration warnings on stdout; keep them out of the written file.
+    with contextlib.redirect_stdout(io.StringIO()):
+        payload = driver_payload(call.stream)
+    flash = flash_image(call.stream) or EMPTY_FLASH
+    command_stream = writer.tensor(f"ethos_u_command_stream{suffix}", [len(payload)], "uint8", data=payload)
+    read_only = writer.tensor(f"read_only{suffix}", [len(flash)], "uint8", data=flash)
+    inputs = [command_stream, read_only, scratch, scratch, *(writer.value(v) for v in call.inputs)]
+    outputs = [writer.value(v) for v in call.outputs]
+    writer.builder.add_operator("CUSTOM", inputs, outputs, custom_code=CUSTOM_CODE, custom_options=NPU_CUSTOM_OPTIONS)
+
+
+def _write_cpu_operator(writer: _Writer, op: nn.NNOperation) -> None:
+    from cascade.frontends.tflite_writer import options
+
+    output = writer.value(op.results[0])
+    if isinstance(op, nn.SoftmaxOp):
+        writer.builder.add_operator(
+            "SOFTMAX", [writer.value(op.input)], [output], options("SoftmaxOptions", beta=op.beta.value.data), version=2
+        )
+    elif isinstance(op, nn.ReshapeOp):
+        shape = list(_tensor_type(op.output).get_shape())
+        shape_tensor = writer.tensor(
+            f"{_value_name(op.output)}_shape", [len(shape)], "int32", data=np.asarray(shape, np.int32).tobytes()
+        )
+        writer.builder.add_operator(
+            "RESHAPE", [writer.value(op.input), shape_tensor], [output], options("ReshapeOptions", new_shape=shape)
+        )
+    elif isinstance(op, nn.FullyConnectedOp):
+        _write_fully_connected(writer, op, output)
+    else:
+        raise TFLiteOutputError(f"{_describe(op)} runs on the CPU, and the ethosu-tflite writer cannot export it")
+
+
+def _write_fully_connected(writer: _Writer, op: nn.FullyConnectedOp, output: int) -> None:
+    from cascade.frontends.tflite_writer import options
+
+    inputs = [writer.value(op.input), writer.value(op.weight)]
+    if op.bias is not None:
+        # TFLite's bias scale: input scale x weight scale, per output channel.
+        input_scale = op.input_quant.scales[0]
+        units = _tensor_type(op.weight).get_shape()[0]
+        weight_scales = list(op.weight_quant.scales) * (units if not op.weight_quant.is_per_channel else 1)
+        bias_scales = [float(np.float32(input_scale) * np.float32(s)) for s in weight_scales]
+        from cascade.interpreter.nn import constant_array
+
+        bias_owner = op.bias.owner
+        if not isinstance(bias_owner, arith.ConstantOp) or not isinstance(bias_owner.value, DenseIntOrFPElementsAttr):
+            raise TFLiteOutputError(f"{_describe(op)}: the bias is not a constant")
+        bias = constant_array(bias_owner.value).astype("<i4")
+        index = writer.tensor(_value_name(op.bias), bias.shape, "int32", data=bias.tobytes(), extra_scales=bias_scales)
+        writer.tensors[op.bias] = index
+        inputs.append(index)
+    else:
+        inputs.append(-1)
+    activation = _ACTIVATIONS[op.activation.data]
+    writer.builder.add_operator(
+        "FULLY_CONNECTED",
+        inputs,
+        [output],
+        options("FullyConnectedOptions", fused_activation_function=activation),
+        version=4,
+    )
+
+
+def lowered_tflite(module: ModuleOp) -> bytes:
+    """The .tflite of lowered IR (module docstring). Raises `TFLiteOutputError` on IR that is
+    not the output of lower-to-ethosu or has a CPU operator the writer cannot export."""
+    program = _program(module)
+    _trace_memory(program)
+    writer = _Writer(program)
+    inputs = [writer.value(arg) for arg in program.function.args]
+    scratch = writer.tensor("scratch", [program.peak], "uint8", offset=0)
+    npu_calls = 0
+    for step in program.steps:
+        if isinstance(step, _NpuCall):
+            _write_npu_call(writer, step, npu_calls, scratch)
+            npu_calls += 1
+        else:
+            _write_cpu_operator(writer, step)
+    outputs = [writer.value(v) for v in program.results]
+    allocation = np.asarray([0, 1, len(writer.offsets), *writer.offsets], dtype="<i4")
+    writer.builder.add_metadata(OFFLINE_ALLOCATION, allocation.tobytes())
+    return writer.builder.build(inputs, outputs, description=DESCRIPTION)

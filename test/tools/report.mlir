@@ -1,0 +1,26 @@
+// --report FILE writes the compile report (JSON, sorted keys) and a summary on stderr; an
+// unplanned module is one error line. The peak and cycles are the plan's own attributes below.
+// RUN: cascade-opt %inputs/example_nn.mlir --cascade-plan='accelerator=ethos-u55-128 report="%t.plan.json"' --report %t.json -o %t.mlir 2>&1 | filecheck %s --check-prefix=SUMMARY
+// RUN: filecheck %s < %t.json
+// RUN: filecheck %s --check-prefix=PLAN < %t.plan.json
+// RUN: not cascade-opt %inputs/example_nn.mlir --report %t.json 2>&1 | filecheck %s --check-prefix=UNPLANNED
+
+// SUMMARY:      Network summary for {{.*}}example_nn.mlir
+// SUMMARY-NEXT:   Accelerator           ethos-u55-128
+// SUMMARY-NEXT:   System configuration  Ethos_U55_High_End_Embedded
+// SUMMARY-NEXT:   Memory mode           Shared_Sram
+// SUMMARY:        Total cycles          [[CYCLES:[0-9]+]] (
+
+// CHECK:      "accelerator": "ethos-u55-128",
+// CHECK:      "command_streams": 0,
+// CHECK:      "per_op": [
+// CHECK:          "op": "nn.conv2d"
+// CHECK:          "op": "nn.depthwise_conv2d"
+// CHECK:          "op": "nn.conv2d"
+// CHECK:          "op": "nn.pool2d"
+// CHECK:      "tool": "cascade-opt",
+
+// PLAN: "chosen"
+
+// UNPLANNED: cascade-opt: error: --report: {{.*}}example_nn.mlir: the report needs planned IR (functions with cascade.cycles): run cascade-plan or ethosu-pipeline first
+// UNPLANNED-NOT: Traceback

@@ -1,0 +1,159 @@
+"""Elementwise outputs written in place over a dying input: the planner's accounting, the
+allocator's shared placement, the independent checker's rule, and bit-exact execution (the
+stripe executor and the lowered command streams) of plans that use it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import ModuleOp
+
+from cascade.dialects import nn
+from cascade.dialects.cascade import MemoryRegion, PlacementAttr, StripedRegionOp, get_placement, set_placement
+from cascade.frontends.loader import load_module, make_context
+from cascade.interpreter.nn import main_function, run_program
+from cascade.interpreter.scheduled import compare_with_nn, run_scheduled
+from cascade.passes.allocate_memory import AllocateMemoryPass
+from cascade.passes.cascade_plan import CascadePlanPass
+from cascade.passes.lower_to_ethosu import LowerToEthosUPass, run_lowered
+from cascade.passes.memory_check import check_memory, live_buffers, top_level_units
+from cascade.passes.planner.memory import Step, plan_buffers
+from cascade.passes.planner.placement import Buffer, place, step_totals
+from cascade.passes.planner.program import ProgramGraph
+from cascade.passes.planner.stripes import UNSTRIPED
+from cascade.passes.planner.testing import AnalyticalCost, ToyProgram
+from cascade.passes.rolling_buffer import RollingBufferPass
+
+ROOT = Path(__file__).resolve().parents[2]
+RESNET8 = ROOT / "test" / "models" / "resnet8.tflite"
+ACCELERATOR = "ethos-u55-128"
+VELA_SIZE_PEAK = 35840
+"""Vela 5.2.0 `--optimise Size` peak SRAM of resnet8 on ethos-u55-128 (35.0 KiB), the budget
+at which in-place adds matter: without them the add of the first residual block alone needs
+its two 16 KiB inputs and a 16 KiB output."""
+
+
+def _residual() -> ToyProgram:
+    program = ToyProgram((1, 8, 6, 4))
+    y = program.conv(program.x, 1, channels=8)
+    t = program.conv(y, 1, channels=16)
+    t = program.conv(t, 1, channels=8)
+    program.add(y, t)
+    return program
+
+
+def test_a_lone_add_takes_over_the_storage_of_its_first_dying_input():
+    # x 8*6*4 = 192 bytes; y 8*6*8 = 384; t1 768; t2 384; out 384. Run operator by operator,
+    # the add (step 3) reads y and t2, both dying there: out shares y's bytes, so step 3 holds
+    # y + t2 = 768 bytes, where a separate output would make it 1152.
+    graph = ProgramGraph.build(_residual())
+    steps = [Step(op, op, UNSTRIPED, frozenset(), False) for op in range(graph.size)]
+    buffers = plan_buffers(graph, steps, AnalyticalCost())
+    by_name = {b.name: b for b in buffers}
+    out = next(b for b in buffers if b.alias_of is not None)
+    assert by_name[out.alias_of].size == out.size == 384
+    assert by_name[out.alias_of].last_step == out.first_step == 3
+    assert step_totals(buffers)[3] == 384 + 384
+    placement = place(buffers)
+    assert placement.offsets[out.name] == placement.offsets[out.alias_of]
+
+
+def test_an_alias_chain_is_one_storage_live_over_all_its_members():
+    buffers = [
+        Buffer("a", 32, 0, 1),
+        Buffer("b", 32, 1, 2, alias_of="a"),
+        Buffer("c", 32, 2, 4, alias_of="b"),
+        Buffer("d", 64, 3, 3),
+        Buffer("e", 16, 0, 0),
+    ]
+    placement = place(buffers)
+    assert placement.offsets["a"] == placement.offsets["b"] == placement.offsets["c"]
+    # Steps 0..4 hold a's storage (32); d (64) meets it at step 3, e (16) at step 0.
+    assert step_totals(buffers) == {0: 48, 1: 32, 2: 32, 3: 96, 4: 32}
+    assert placement.peak == 96
+    with pytest.raises(ValueError, match="aliases"):
+        place([Buffer("a", 32, 0, 1), Buffer("b", 16, 1, 2, alias_of="a")])
+    with pytest.raises(ValueError, match="not in the list"):
+        place([Buffer("b", 16, 1, 2, alias_of="a")])
+
+
+def _allocated(budget: int) -> tuple[ModuleOp, ModuleOp]:
+    original = load_module(RESNET8)
+    module = original.clone()
+    ctx = make_context()
+    CascadePlanPass(accelerator=ACCELERATOR, sram_budget=budget).apply(ctx, module)
+    RollingBufferPass().apply(ctx, module)
+    AllocateMemoryPass(accelerator=ACCELERATOR).apply(ctx, module)
+    module.verify()
+    return original, module
+
+
+def _shared_pairs(module: ModuleOp) -> list[tuple[object, object]]:
+    """(source, output) pairs of full-tensor buffers placed at the same offset."""
+    buffers = [b for b in live_buffers(main_function(module))[0] if b.kind == "tensor"]
+    return [(a, b) for a in buffers for b in buffers if a is not b and a.offset == b.offset and a.last == b.first]
+
+
+@pytest.fixture(scope="module")
+def resnet8_at_vela_size() -> tuple[ModuleOp, ModuleOp]:
+    return _allocated(VELA_SIZE_PEAK)
+
+
+def test_resnet8_at_vela_size_budget_writes_adds_in_place_and_runs_bit_exact(resnet8_at_vela_size):
+    original, module = resnet8_at_vela_size
+    pairs = _shared_pairs(module)
+    assert pairs, "no output was written in place"
+    for _, output in pairs:
+        unit = output.value.owner
+        writer = unit.yield_op.values[0].owner if isinstance(unit, StripedRegionOp) else unit
+        assert isinstance(writer, nn.AddOp)
+    assert check_memory(main_function(module)) == []
+    for seed in range(3):
+        inputs = [np.random.default_rng(seed).integers(-128, 128, size=(1, 32, 32, 3), dtype=np.int8)]
+        reference = run_program(original, inputs)
+        compared, mismatches = compare_with_nn(original, run_scheduled(module, inputs), reference)
+        assert compared > 0
+        assert not mismatches, mismatches
+        # The dying input is poisoned only where the in-place output does not hold it.
+        assert len(np.unique(reference.outputs[0])) > 1
+
+
+def test_lowered_in_place_adds_run_bit_exact_on_the_functional_model(resnet8_at_vela_size):
+    original, module = resnet8_at_vela_size
+    lowered = module.clone()
+    LowerToEthosUPass(accelerator=ACCELERATOR).apply(make_context(), lowered)
+    inputs = [np.random.default_rng(7).integers(-128, 128, size=(1, 32, 32, 3), dtype=np.int8)]
+    want = run_program(original, inputs).outputs
+    got = run_lowered(lowered, inputs)
+    assert len(np.unique(want[0])) > 1
+    assert all(np.array_equal(w, g) for w, g in zip(want, got, strict=True))
+
+
+def test_the_checker_accepts_only_an_exact_in_place_elementwise_write(resnet8_at_vela_size):
+    _, module = resnet8_at_vela_size
+    _, output = _shared_pairs(module)[0]
+    shifted = module.clone()
+    # The same pair, the output moved up by 16 bytes: a partial overlap is an error.
+    index = list(live_buffers(main_function(module))[0]).index(output)
+    moved = live_buffers(main_function(shifted))[0][index]
+    unit = moved.value.owner
+    set_placement(unit, PlacementAttr(MemoryRegion.SRAM, output.offset + 16, output.size))
+    assert any("overlap" in p for p in check_memory(main_function(shifted)))
+
+    # A convolution writing over its own dying full input is not elementwise: an error.
+    conv_case = module.clone()
+    function = main_function(conv_case)
+    placed = {b.value: b for b in live_buffers(function)[0] if b.kind == "tensor"}
+    for unit in top_level_units(function):
+        if not isinstance(unit, nn.Conv2DOp) or unit.input not in placed:
+            continue
+        dying = placed[unit.input]
+        if dying.last != placed[unit.results[0]].first or dying.size < placed[unit.results[0]].size:
+            continue
+        set_placement(unit, PlacementAttr(MemoryRegion.SRAM, dying.offset, get_placement(unit).get_size()))
+        break
+    else:
+        pytest.fail("no convolution with a dying full input in resnet8's plan")
+    assert any("overlap" in p for p in check_memory(function))

@@ -1,0 +1,188 @@
+"""`cascade-opt --report FILE`: the compile report and the stderr summary.
+
+Expected values come from elsewhere: the planner's own JSON report (`cascade-plan{report=...}`),
+the commands counted in the serialized stream, and hand arithmetic on a one-operator network.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cascade.ethos_u.serialize import disassemble_file
+from cascade.ethos_u.targets import command_stream_text
+from cascade.frontends.loader import load_module
+from cascade.frontends.tflite_writer import ModelBuilder, options
+from cascade.tools.cascade_opt import run
+
+MODELS = Path(__file__).parents[1] / "models"
+ACCELERATOR = "ethos-u55-128"
+SCHEMA = {
+    "tool": str,
+    "version": str,
+    "input": str,
+    "accelerator": str,
+    "system_config": str,
+    "memory_mode": str,
+    "peak_sram_bytes": int,
+    "lower_bound_bytes": (int, type(None)),
+    "total_cycles": int,
+    "npu_cycles": int,
+    "cpu_ops": int,
+    "flash_bytes_read": int,
+    "sram_bytes_accessed": int,
+    "cascades": int,
+    "npu_ops": int,
+    "command_streams": int,
+    "per_op": list,
+    "compile_seconds": float,
+}
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = run(list(args))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_planned_report_matches_the_planner(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    plan_json, report_file = tmp_path / "plan.json", tmp_path / "report.json"
+    status, _, err = _cli(
+        capsys,
+        str(MODELS / "ds_cnn_kws.tflite"),
+        f'--cascade-plan=accelerator={ACCELERATOR} report="{plan_json}"',
+        "--rolling-buffer",
+        "--report",
+        str(report_file),
+        "-o",
+        str(tmp_path / "out.mlir"),
+    )
+    assert status == 0, err
+    report = json.loads(report_file.read_text())
+    for key, kind in SCHEMA.items():
+        assert isinstance(report[key], kind), key
+    for entry in report["per_op"]:
+        assert set(entry) >= {"name", "op", "cycles", "cascade"}
+    chosen = json.loads(plan_json.read_text())["chosen"]
+    assert report["peak_sram_bytes"] == chosen["peak_sram_bytes"]
+    assert report["total_cycles"] == chosen["cycles"]
+    assert report["cascades"] == chosen["cascades"]
+    assert report["accelerator"] == ACCELERATOR
+    # Vela's defaults for a U55 (vela.ini / Vela's documentation).
+    assert (report["system_config"], report["memory_mode"]) == ("Ethos_U55_High_End_Embedded", "Shared_Sram")
+    assert report["command_streams"] == 0
+    assert 0 < report["npu_cycles"]
+    # The summary: a header, then aligned "label  value" lines, total cycles among them.
+    lines = err.strip().splitlines()
+    assert lines[0] == f"Network summary for {MODELS / 'ds_cnn_kws.tflite'}"
+    total = next(line for line in lines if line.strip().startswith("Total cycles"))
+    assert f"  {report['total_cycles']} (" in total
+    # Values start in one column: after the longest label and two spaces.
+    starts = {len(line) - len(line.split("  ")[-1].lstrip()) for line in lines[1:4]}
+    assert len(starts) == 1
+
+
+def test_lowered_report_counts_the_stream(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    report_file, lowered = tmp_path / "r.json", tmp_path / "low.mlir"
+    status, _, err = _cli(
+        capsys,
+        str(MODELS / "resnet8.tflite"),
+        f"--ethosu-pipeline=accelerator={ACCELERATOR} system-config=Ethos_U55_Deep_Embedded",
+        "--report",
+        str(report_file),
+        "-o",
+        str(lowered),
+    )
+    assert status == 0, err
+    report = json.loads(report_file.read_text())
+    assert report["system_config"] == "Ethos_U55_Deep_Embedded"
+    assert report["command_streams"] == 1
+    # NPU operations: the kernel commands of the serialized stream, decoded back (DMAs aside).
+    text = tmp_path / "cs.txt"
+    text.write_text(command_stream_text(load_module(lowered)))
+    decoded = [op for op in disassemble_file(text).walk() if op.name.startswith("ethosu.") and op.name != "ethosu.dma"]
+    kernels = [op for op in decoded if op.name != "ethosu.command_stream"]
+    assert report["npu_ops"] == len(kernels)
+    # resnet8 ends in fully_connected and softmax, which stay on the CPU by default.
+    assert report["cpu_ops"] == 2
+    assert report["cascades"] >= 1
+
+
+def test_report_is_deterministic(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    texts = []
+    for name in ("a.json", "b.json"):
+        status, _, err = _cli(
+            capsys,
+            str(MODELS / "mbv1_025_96.tflite"),
+            f"--cascade-plan=accelerator={ACCELERATOR}",
+            "--report",
+            str(tmp_path / name),
+            "-o",
+            str(tmp_path / "out.mlir"),
+        )
+        assert status == 0, err
+        texts.append("\n".join(ln for ln in (tmp_path / name).read_text().splitlines() if "compile_seconds" not in ln))
+    assert texts[0] == texts[1]
+
+
+def one_conv_model() -> bytes:
+    """x[1,8,8,16] -> conv 1x1 (16 out): one operator, no cascade."""
+    rng = np.random.default_rng(1)
+    mb = ModelBuilder()
+    x = mb.add_tensor("x", [1, 8, 8, 16], "int8", scale=0.05, zero_point=0)
+    w = mb.add_tensor(
+        "w", [16, 1, 1, 16], "int8", scale=[0.01] * 16, zero_point=0, data=rng.integers(-127, 128, (16, 1, 1, 16))
+    )
+    b = mb.add_tensor("b", [16], "int32", scale=[0.0005] * 16, zero_point=0, data=np.zeros(16, dtype=np.int64))
+    y = mb.add_tensor("y", [1, 8, 8, 16], "int8", scale=0.1, zero_point=0)
+    mb.add_operator(
+        "CONV_2D", [x, w, b], [y], options("Conv2DOptions", padding="VALID", stride_h=1, stride_w=1), version=3
+    )
+    return mb.build([x], [y])
+
+
+def test_traffic_of_one_convolution(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """A 1x1 conv of 8x8x16 to 8x8x16 in NHWC (graph input and output) reads its IFM once and
+    writes its OFM once: 1024 + 1024 bytes of SRAM; its weights (and bias records) come from
+    flash once, and if the plan keeps them in SRAM, they are also written and read there."""
+    model = tmp_path / "conv.tflite"
+    model.write_bytes(one_conv_model())
+    report_file = tmp_path / "r.json"
+    status, out, err = _cli(
+        capsys, str(model), f"--cascade-plan=accelerator={ACCELERATOR}", "--report", str(report_file)
+    )
+    assert status == 0, err
+    report = json.loads(report_file.read_text())
+    (entry,) = report["per_op"]
+    assert (entry["op"], entry["cascade"]) == ("nn.conv2d", None)
+    assert report["cascades"] == 0
+    weights_in_sram = "#cascade.weights<sram>" in out
+    fm_bytes = 8 * 8 * 16 * 2
+    constants = report["flash_bytes_read"]
+    assert constants >= 16 * 10  # at least the 10-byte bias/scale record per output channel
+    expected_sram = fm_bytes + (2 * constants if weights_in_sram else 0)
+    assert report["sram_bytes_accessed"] == expected_sram
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([str(MODELS / "resnet8.tflite")], "the report needs planned IR"),
+        (
+            [str(MODELS / "resnet8.tflite"), "--cascade-plan", "--report", "/nonexistent/dir/r.json"],
+            "cannot write report",
+        ),
+    ],
+)
+def test_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str):
+    if "--report" not in args:
+        args = [*args, "--report", str(tmp_path / "r.json")]
+    status, _, err = _cli(capsys, *args, "-o", str(tmp_path / "out.mlir"))
+    assert status == 1
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("cascade-opt: error: ")
+    assert message in lines[0]
