@@ -36,6 +36,7 @@ from typing_extensions import Unpack
 from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
+    BytesAttr,
     DenseArrayBase,
     Float64Type,
     FloatAttr,
@@ -46,6 +47,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnitAttr,
     f64,
+    i8,
     i64,
 )
 from xdsl.dialects.utils import EnumAttribute
@@ -1108,6 +1110,10 @@ class FeatureMapAttr(ParametrizedAttribute):
 # --------------------------------------------------------------------------- #
 
 
+FLASH_ATTR = "ethosu.flash"
+"""Discardable attribute of an `ethosu.command_stream`: its region-0 image, `array<i8: ...>`."""
+
+
 @irdl_op_definition
 class CommandStreamOp(IRDLOperation):
     """The commands for one accelerator in execution order: the argument list of
@@ -1144,6 +1150,19 @@ class CommandStreamOp(IRDLOperation):
                 "memory_mode": None if memory_mode is None else StringAttr(memory_mode),
             },
         )
+
+    def flash_image(self) -> bytes:
+        """The bytes of region 0 the commands read (`ethosu.flash`: constants), b"" if unknown."""
+        attr = self.attributes.get(FLASH_ATTR)
+        if not isinstance(attr, DenseArrayBase):
+            return b""
+        return attr.data.data
+
+    def set_flash_image(self, data: bytes) -> None:
+        """Set `ethosu.flash` to `data`."""
+        # Straight from bytes: `DenseArrayBase.from_list` normalises every element in Python,
+        # seconds for the megabytes of weights of an ImageNet model.
+        self.attributes[FLASH_ATTR] = DenseArrayBase(i8, BytesAttr(bytes(data)))
 
     @classmethod
     def parse(cls, parser: Parser) -> CommandStreamOp:

@@ -375,15 +375,57 @@ def block_configs(npu_op: ethosu.EthosUCommand, accelerator: str) -> list[tuple[
     return [(b.height, b.width, b.depth) for b in found]
 
 
-def pick_block_config(
-    candidates: Sequence[tuple[int, int, int]], ofm_shape: Sequence[int], depth: int | None = None
-) -> tuple[int, int, int]:
-    """The candidate covering most of the OFM stripe with the fewest wasted elements.
+def cost_model_block(
+    op: Operation, stripe: Box, accelerator: str, command: ethosu.EthosUCommand
+) -> tuple[int, int, int] | None:
+    """The OFM block the cost model prices `command` (one command computing `stripe` of `op`)
+    with (`performance.select_block_config`, Vela's own heuristic), so that the stream runs
+    the blocks its estimated cycles assume. The cost model's view of an operator may be several
+    NPU operations (a mean is a depthwise sum then a multiply): the one of the command's kind
+    and OFM shape. None when there is no such view."""
+    from cascade.ethos_u.arch import accelerator as accelerator_config
+    from cascade.ethos_u.lowering import UnsupportedOpError
+    from cascade.ethos_u.lowering import lower as costing_view
+    from cascade.ethos_u.performance import NpuKind, select_block_config
+    from cascade.passes.planner.from_nn import op_info_from_nn
 
-    This is a simple stand-in for the cost model's choice (`performance.select_block_config`
-    works on its own op description): maximise the OFM volume one block covers, then prefer
-    the smaller block. `depth` restricts to one block depth (the weights' encoding depth).
-    """
+    kinds = {
+        ethosu.Conv2DOp: (NpuKind.CONV2D, NpuKind.VECTOR_PRODUCT),
+        ethosu.DepthwiseConv2DOp: (NpuKind.DEPTHWISE,),
+        ethosu.PoolingOp: (NpuKind.POOLING, NpuKind.REDUCE_SUM),
+        ethosu.ElementwiseOp: (NpuKind.ELEMENTWISE,),
+    }.get(type(command), ())
+    if not isinstance(op, nn.NNOperation) or not kinds:
+        return None
+    ofm = command.ofm.shape
+    try:
+        info = op_info_from_nn(op)
+        views = costing_view(info, stripe.to_region(len(info.output.shape)))
+    except (UnsupportedOpError, ValueError):
+        return None
+    matching = [v.npu for v in views if v.npu.kind in kinds and tuple(v.npu.ofm) == (ofm.height, ofm.width, ofm.depth)]
+    if len(matching) != 1:
+        return None
+    return select_block_config(matching[0], accelerator_config(accelerator)).ofm_block
+
+
+def pick_block_config(
+    candidates: Sequence[tuple[int, int, int]],
+    ofm_shape: Sequence[int],
+    depth: int | None = None,
+    preferred: tuple[int, int, int] | None = None,
+) -> tuple[int, int, int]:
+    """`preferred` (the cost model's block, `cost_model_block`) when it has the right depth;
+    else the candidate covering most of the OFM stripe with the fewest wasted elements
+    (maximise the OFM volume one block covers, then prefer the smaller block). `depth`
+    restricts to one block depth (the weights' encoding depth).
+
+    The cost model's block may be missing from `candidates`: Vela 5.2.0's
+    `npu_find_block_configs` skips odd heights and widths on U55-32/64/128 (see
+    `performance._valid_block_configs`), which its own scheduler uses and which the cost model
+    adds back after checking them with the same SHRAM allocator."""
+    if preferred is not None and (depth is None or preferred[2] == depth):
+        return (preferred[0], preferred[1], preferred[2])
     pool = [b for b in candidates if depth is None or b[2] == depth]
     if not pool:
         raise NpuLoweringError(f"no valid block config of depth {depth} among {list(candidates)}")
@@ -562,16 +604,17 @@ def lower_op(
     for stripe in stripes:
         probe = builder(op, placements, stripe, plan, None, (1, 1, 1))
         candidates = block_configs(probe, accelerator)
+        priced = cost_model_block(op, stripe, accelerator, probe)
         ranges = None
         if plan.weights is None:
-            stripe_block = pick_block_config(candidates, stripe.shape)
+            stripe_block = pick_block_config(candidates, stripe.shape, preferred=priced)
         else:
             key = (stripe.c, stripe.depth)
             preferred = slice_depth.get(key)
             if preferred is not None and any(b[2] == preferred for b in candidates):
-                stripe_block = pick_block_config(candidates, stripe.shape, preferred)
+                stripe_block = pick_block_config(candidates, stripe.shape, preferred, priced)
             else:
-                stripe_block = pick_block_config(candidates, stripe.shape)
+                stripe_block = pick_block_config(candidates, stripe.shape, preferred=priced)
                 slice_depth.setdefault(key, stripe_block[2])
             plan.block_depth = stripe_block[2]
             if (*key, plan.block_depth) not in encoded:

@@ -641,8 +641,6 @@ def read_stream_images(data: bytes) -> list[StreamImage]:
 
 
 def _decode_image(index: int, image: StreamImage, accelerator: str | None) -> ethosu.CommandStreamOp:
-    from numpy import frombuffer, int8
-    from xdsl.dialects.builtin import DenseArrayBase, i8
 
     words = image.words
     where = f"stream {index}"
@@ -668,7 +666,7 @@ def _decode_image(index: int, image: StreamImage, accelerator: str | None) -> et
         raise DisassemblyError(f"unknown accelerator '{name}'; expected one of: {', '.join(ethosu.ACCELERATORS)}")
     stream = ethosu.CommandStreamOp(name, commands)
     if image.flash is not None:
-        stream.attributes["ethosu.flash"] = DenseArrayBase.from_list(i8, frombuffer(image.flash, dtype=int8).tolist())
+        stream.set_flash_image(image.flash)
     return stream
 
 

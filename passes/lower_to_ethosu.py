@@ -67,14 +67,12 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IntegerType,
     ModuleOp,
     NameLoc,
     TensorType,
     UnrealizedConversionCastOp,
-    i8,
 )
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
@@ -97,7 +95,7 @@ if TYPE_CHECKING:
     from cascade.ethos_u.npu_lowering import Box, LoweredStripe, Placement
     from cascade.passes.planner.program import ProgramGraph
 
-FLASH_ATTR = "ethosu.flash"
+FLASH_ATTR = ethosu.FLASH_ATTR
 """Attribute of an `ethosu.command_stream`: its region-0 (flash) image, `array<i8: ...>`."""
 
 FLASH_REGION = 0
@@ -249,9 +247,7 @@ class _Segment:
 
     def build(self) -> ethosu.CommandStreamOp:
         stream = ethosu.CommandStreamOp(self.accelerator, self.commands)
-        stream.attributes[FLASH_ATTR] = DenseArrayBase.from_list(
-            i8, np.frombuffer(bytes(self.flash), dtype=np.int8).tolist()
-        )
+        stream.set_flash_image(bytes(self.flash))
         return stream
 
 
@@ -528,10 +524,7 @@ def _dtype(value: SSAValue) -> np.dtype:
 
 def flash_image(stream: ethosu.CommandStreamOp) -> bytes:
     """The region-0 image of a lowered command stream."""
-    attr = stream.attributes.get(FLASH_ATTR)
-    if not isinstance(attr, DenseArrayBase):
-        return b""
-    return np.asarray(attr.get_values(), dtype=np.int8).tobytes()
+    return stream.flash_image()
 
 
 def run_lowered(module: ModuleOp, inputs: Sequence[np.ndarray], poison: int = 0xA5) -> list[np.ndarray]:

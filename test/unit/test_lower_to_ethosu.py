@@ -218,3 +218,61 @@ def test_ethosu_pipeline_checks_names_first() -> None:
     with pytest.raises(DiagnosticException, match="unknown memory mode 'Nope'"):
         EthosUPipelinePass(memory_mode="Nope").apply(Context(), module)
     assert str(module) == before
+
+
+Triple = tuple[int, int, int]
+
+
+def _kernel_blocks(module: ModuleOp) -> list[tuple[str, Triple, Triple, Triple]]:
+    """(command, IFM shape, OFM shape, block) of every convolution, depthwise and pooling command."""
+    kinds = (ethosu.Conv2DOp, ethosu.DepthwiseConv2DOp, ethosu.PoolingOp)
+
+    def triple(shape: ethosu.Shape3DAttr) -> Triple:
+        return (shape.height, shape.width, shape.depth)
+
+    return [
+        (op.name, triple(op.ifm.shape), triple(op.ofm.shape), triple(op.block_config))
+        for op in module.walk()
+        if isinstance(op, kinds)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("model", "accelerator"),
+    [
+        ("mbv2_035_96", "ethos-u55-128"),
+        ("resnet8", "ethos-u65-256"),
+        ("mbv1_025_96", "ethos-u55-64"),
+        ("ds_cnn_kws", "ethos-u55-256"),
+    ],
+)
+def test_operators_run_the_block_configs_vela_chooses(tmp_path: Path, model: str, accelerator: str) -> None:
+    """Unstriped, every kernel command uses the OFM block Vela itself programs for that operator
+    (read back from Vela's own output with the disassembler), so the cycles the cost model
+    estimates with Vela's block choice are those of the stream. Vela splits some operators into
+    several commands and runs softmax on the NPU: commands are matched by kind and IFM/OFM
+    shapes, in order, and most of ours must find their match."""
+    import subprocess
+
+    subprocess.run(
+        ["vela", "--accelerator-config", accelerator, "--output-dir", str(tmp_path), str(MODELS / f"{model}.tflite")],
+        check=True,
+        capture_output=True,
+    )
+    theirs = _kernel_blocks(serialize.disassemble_file(tmp_path / f"{model}_vela.tflite"))
+    ours_module = load_module(MODELS / f"{model}.tflite")
+    ctx = Context()
+    CascadePlanPass(accelerator=accelerator, striping="none").apply(ctx, ours_module)
+    RollingBufferPass().apply(ctx, ours_module)
+    AllocateMemoryPass(accelerator=accelerator).apply(ctx, ours_module)
+    LowerToEthosUPass(accelerator=accelerator).apply(ctx, ours_module)
+    ours = _kernel_blocks(ours_module)
+    matched = 0
+    position = 0
+    for kind, ifm, ofm, block in ours:
+        found = next((i for i in range(position, len(theirs)) if theirs[i][:3] == (kind, ifm, ofm)), None)
+        if found is None:
+            continue
+        assert theirs[found][3] == block, f"{kind} {ifm} -> {ofm}: Vela's block {theirs[found][3]}, ours {block}"
+        matched, position = matched + 1, found + 1
+    assert matched >= 0.6 * len(ours), f"only {matched} of {len(ours)} commands matched Vela's"
