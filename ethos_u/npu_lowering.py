@@ -409,6 +409,26 @@ def cost_model_block(
     return select_block_config(matching[0], accelerator_config(accelerator)).ofm_block
 
 
+class _LazyCandidates(Sequence[tuple[int, int, int]]):
+    """`block_configs(command, accelerator)`, computed on first use."""
+
+    def __init__(self, command: ethosu.EthosUCommand, accelerator: str) -> None:
+        self.command = command
+        self.accelerator = accelerator
+        self._blocks: list[tuple[int, int, int]] | None = None
+
+    def _get(self) -> list[tuple[int, int, int]]:
+        if self._blocks is None:
+            self._blocks = block_configs(self.command, self.accelerator)
+        return self._blocks
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+        return self._get()[index]
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
 def pick_block_config(
     candidates: Sequence[tuple[int, int, int]],
     ofm_shape: Sequence[int],
@@ -603,15 +623,19 @@ def lower_op(
     encoded: dict[tuple[int, int, int], tuple[ethosu.AddressRangeAttr, ethosu.AddressRangeAttr]] = {}
     for stripe in stripes:
         probe = builder(op, placements, stripe, plan, None, (1, 1, 1))
-        candidates = block_configs(probe, accelerator)
         priced = cost_model_block(op, stripe, accelerator, probe)
+        # Vela's block search is slow: ask it only when the cost model's block cannot be used.
+        candidates = _LazyCandidates(probe, accelerator)
         ranges = None
         if plan.weights is None:
             stripe_block = pick_block_config(candidates, stripe.shape, preferred=priced)
         else:
             key = (stripe.c, stripe.depth)
             preferred = slice_depth.get(key)
-            if preferred is not None and any(b[2] == preferred for b in candidates):
+            usable = preferred is not None and (
+                (priced is not None and priced[2] == preferred) or any(b[2] == preferred for b in candidates)
+            )
+            if usable:
                 stripe_block = pick_block_config(candidates, stripe.shape, preferred, priced)
             else:
                 stripe_block = pick_block_config(candidates, stripe.shape, preferred=priced)

@@ -102,9 +102,18 @@ def _constant_values(value: SSAValue) -> np.ndarray | None:
     attr = owner.value
     if not isinstance(attr, DenseIntOrFPElementsAttr):
         return None
+    element = attr.get_element_type()
+    if not isinstance(element, IntegerType) or element.width.data % 8:
+        return None
+    # Straight from the little-endian bytes: `get_values()` builds a Python int per element,
+    # seconds for an ImageNet model's weights.
+    data = np.frombuffer(attr.data.data, dtype=np.dtype(f"<i{element.width.data // 8}"))
+    shape = _shape(value)
+    if data.size == 1 and int(np.prod(shape)) != 1:  # a splat
+        return np.full(shape, data[0], dtype=np.int64)
     try:
-        return np.asarray(attr.get_values()).reshape(_shape(value))
-    except (ValueError, TypeError):
+        return data.reshape(shape).astype(np.int64)
+    except ValueError:
         return None
 
 
