@@ -207,26 +207,6 @@ def command_words(data: bytes | bytearray) -> list[int]:
     return _payload_words(words) if words and words[0] == _COP1 else words
 
 
-def _tflite_payloads(path: Path) -> list[bytes]:
-    """The custom-options payloads of every `ethos-u` operator of a Vela-written .tflite."""
-    from ethosu.vela.tflite.Model import Model
-
-    buffer = path.read_bytes()
-    model = Model.GetRootAsModel(buffer, 0)
-    payloads = []
-    for s in range(model.SubgraphsLength()):
-        subgraph = model.Subgraphs(s)
-        for o in range(subgraph.OperatorsLength()):
-            op = subgraph.Operators(o)
-            code = model.OperatorCodes(op.OpcodeIndex())
-            if code.CustomCode() == b"ethos-u":
-                # Input 0 of the custom operator is the command stream tensor.
-                tensor = subgraph.Tensors(op.Inputs(0))
-                data = model.Buffers(tensor.Buffer()).DataAsNumpy()
-                payloads.append(bytes(data.tobytes()))
-    return payloads
-
-
 def disassemble(
     data: Sequence[int] | bytes | bytearray | str | Path,
     accelerator: str | None = None,
@@ -238,10 +218,10 @@ def disassemble(
     read from a COP1 header when there is one, else `accelerator` (default ethos-u55-128).
     """
     if isinstance(data, str | Path):
-        payloads = _tflite_payloads(Path(data))
-        if not payloads:
-            raise ValueError(f"{data} has no ethos-u operator")
-        data = payloads[0]
+        try:
+            data = _tflite_images(Path(data).read_bytes())[0].words
+        except DisassemblyError as error:
+            raise ValueError(f"{data}: {error}") from None
     if isinstance(data, bytes | bytearray):
         words = _words_from_bytes(bytes(data))
     else:

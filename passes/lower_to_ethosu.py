@@ -13,7 +13,7 @@ Micro). Representation (the data flow goes through memory, as on the device):
   commands of the segment; the stream reads its constants (bias records, MLW weights, LUTs)
   from region 0 (flash), whose image is the stream's `ethosu.flash` attribute, and its feature
   maps from region 1, the SRAM of `cascade.allocated_peak_bytes` bytes in which every tensor
-  lives at its allocated offset (dense NHWC, see below).
+  lives at its allocated offset (NHCWB16 or dense NHWC, see below).
 * a value computed by a command stream and used later by a CPU operator or `func.return` is
   read back from SRAM by `builtin.unrealized_conversion_cast` with no operand and a
   `cascade.placement` attribute (a "load" of the tensor from its placement);
@@ -35,8 +35,14 @@ within the same write, as in the scheduled executor).
 
 Choices and limits of this version:
 
-* Feature maps are stored NHWC everywhere (the allocator sized them for NHCWB16 with depth
-  rounded to 16, which is never smaller, so NHWC fits; NHCWB16 would only change performance).
+* Feature maps between NPU operators are stored NHCWB16 (16-channel bricks), as Vela stores
+  them and as the cost model prices them (`estimate.choose_layouts`, which also sized their
+  buffers); graph inputs and outputs, whatever a CPU operator reads or writes, and the tensors
+  the cost model keeps linear are dense NHWC. A bare operator that falls back to the CPU
+  turns its tensors NHWC and the function is lowered again.
+* Every kernel command runs the OFM block the cost model priced it with
+  (`npu_lowering.cost_model_block`, Vela's own choice), so the streams are the ones whose
+  cycles `cascade-plan` and `--report` estimate.
 * `fully_connected` stays on the CPU by default (`fc-on-npu=false`): the NPU's fixed-point FC
   differs from TFLite's reference by up to 1 LSB. Softmax and anything `lower_op` rejects as a
   bare operator also stay on the CPU; an unsupported operator inside a stripe loop is an error.
@@ -142,17 +148,41 @@ def _data_type(value: SSAValue) -> ethosu.DataType:
     return types[element.width.data]
 
 
-def _placement(value: SSAValue, attr: PlacementAttr, rolling_rows: int | None = None) -> Placement:
+def _placement(
+    value: SSAValue, attr: PlacementAttr, layouts: _Layouts, rolling_rows: int | None = None
+) -> Placement:
     from cascade.ethos_u.npu_lowering import Placement, hwc_shape
 
     return Placement(
         SRAM_REGION,
         attr.get_offset(),
         hwc_shape(_shape(value)),
-        ethosu.Layout.NHWC,
+        layouts.of(value),
         rolling_rows,
         _data_type(value),
     )
+
+
+@dataclass
+class _Layouts:
+    """The storage layout of each value: NHCWB16 (16-channel bricks, what Vela stores between
+    NPU operators and what the cost model prices) for the values in `bricked`, NHWC for all
+    others: graph inputs and outputs, what a CPU operator reads or writes, and whatever the
+    cost model stores as NHWC (`estimate.choose_layouts`, which the allocator sized it for)."""
+
+    bricked: set[SSAValue]
+    aliases: dict[SSAValue, SSAValue]
+    """Block arguments of stripe loops and rolling-buffer results: the value they stand for."""
+
+    def of(self, value: SSAValue) -> ethosu.Layout:
+        value = self.aliases.get(value, value)
+        return ethosu.Layout.NHCWB16 if value in self.bricked else ethosu.Layout.NHWC
+
+    def unbrick(self, values: Sequence[SSAValue]) -> bool:
+        """Store `values` as NHWC; whether any was bricked."""
+        found = {self.aliases.get(v, v) for v in values} & self.bricked
+        self.bricked -= found
+        return bool(found)
 
 
 def describe_op(op: Operation) -> str:
@@ -277,37 +307,18 @@ def lower_function(function: FuncOp, accelerator: str, *, fc_on_npu: bool = Fals
             constants[op.result] = constant_array(op.value)
 
     context = _LoopContext.build(function)
-    segments: list[tuple[list[Operation], _Segment]] = []
-    current: tuple[list[Operation], _Segment] | None = None
+    # Graph edges and CPU operators see dense NHWC tensors.
+    ret = function.body.block.last_op
+    context.layouts.unbrick([*function.args, *(ret.operands if ret is not None else ())])
     for unit in units:
-        placement = get_placement(unit)
-        if placement is None:
-            raise ValueError(f"{unit.name} has no placement")
-        on_cpu = isinstance(unit, nn.NNOperation) and _is_cpu_op(unit, fc_on_npu)
-        if isinstance(unit, StripedRegionOp):
-            bad = [o for o in unit.body.block.ops if isinstance(o, nn.NNOperation) and _is_cpu_op(o, fc_on_npu)]
-            if bad:
-                raise ValueError(f"{describe_op(bad[0])} inside a stripe loop has no NPU lowering")
-        lone_stripes = None
-        if not on_cpu and isinstance(unit, nn.NNOperation):
-            segment = current[1] if current is not None else _Segment(accelerator)
-            lone_stripes = _lower_lone(unit, placement, stores, constants, segment)
-            on_cpu = lone_stripes is None
-        if on_cpu:
-            current = None
-            stores[unit.results[0]] = placement
-            continue
-        if current is None:
-            current = ([], segment if lone_stripes is not None else _Segment(accelerator))
-            segments.append(current)
-        current[0].append(unit)
-        segment = current[1]
-        if isinstance(unit, StripedRegionOp):
-            _lower_loop(unit, placement, stores, constants, segment, context)
-        else:
-            for stripe in lone_stripes or []:
-                segment.commands.extend(stripe.commands)
-        stores[unit.results[0]] = placement
+        if isinstance(unit, nn.NNOperation) and _is_cpu_op(unit, fc_on_npu):
+            context.layouts.unbrick([*unit.operands, *unit.results])
+    while True:
+        try:
+            segments, stores = _segments(units, dict(stores), constants, context, accelerator, fc_on_npu)
+            break
+        except _Relower:
+            continue  # a bare operator fell back to the CPU: its tensors are NHWC now
 
     streams = []
     for members, segment in segments:
@@ -335,6 +346,56 @@ def lower_function(function: FuncOp, accelerator: str, *, fc_on_npu: bool = Fals
     return streams
 
 
+class _Relower(Exception):
+    """A bare operator with bricked tensors fell back to the CPU: lower again with them NHWC."""
+
+
+def _segments(
+    units: Sequence[Operation],
+    stores: dict[SSAValue, PlacementAttr],
+    constants: dict[SSAValue, np.ndarray],
+    context: _LoopContext,
+    accelerator: str,
+    fc_on_npu: bool,
+) -> tuple[list[tuple[list[Operation], _Segment]], dict[SSAValue, PlacementAttr]]:
+    """The NPU segments of `units` (maximal runs of NPU steps) with their commands, and where
+    every step's result lives."""
+    segments: list[tuple[list[Operation], _Segment]] = []
+    current: tuple[list[Operation], _Segment] | None = None
+    for unit in units:
+        placement = get_placement(unit)
+        if placement is None:
+            raise ValueError(f"{unit.name} has no placement")
+        on_cpu = isinstance(unit, nn.NNOperation) and _is_cpu_op(unit, fc_on_npu)
+        if isinstance(unit, StripedRegionOp):
+            bad = [o for o in unit.body.block.ops if isinstance(o, nn.NNOperation) and _is_cpu_op(o, fc_on_npu)]
+            if bad:
+                raise ValueError(f"{describe_op(bad[0])} inside a stripe loop has no NPU lowering")
+        lone_stripes = None
+        if not on_cpu and isinstance(unit, nn.NNOperation):
+            segment = current[1] if current is not None else _Segment(accelerator)
+            lone_stripes = _lower_lone(unit, placement, stores, constants, segment, context.layouts)
+            on_cpu = lone_stripes is None
+            if on_cpu and context.layouts.unbrick([*unit.operands, *unit.results]):
+                raise _Relower
+        if on_cpu:
+            current = None
+            stores[unit.results[0]] = placement
+            continue
+        if current is None:
+            current = ([], segment if lone_stripes is not None else _Segment(accelerator))
+            segments.append(current)
+        current[0].append(unit)
+        segment = current[1]
+        if isinstance(unit, StripedRegionOp):
+            _lower_loop(unit, placement, stores, constants, segment, context)
+        else:
+            for stripe in lone_stripes or []:
+                segment.commands.extend(stripe.commands)
+        stores[unit.results[0]] = placement
+    return segments, stores
+
+
 def _activations(op: Operation, constants: dict[SSAValue, np.ndarray]) -> list[SSAValue]:
     return [v for v in op.operands if v not in constants]
 
@@ -345,6 +406,7 @@ def _lower_lone(
     stores: dict[SSAValue, PlacementAttr],
     constants: dict[SSAValue, np.ndarray],
     segment: _Segment,
+    layouts: _Layouts,
 ) -> list[LoweredStripe] | None:
     """The stripes of a bare operator (its whole output), None if it has no NPU lowering (it
     then runs on the CPU)."""
@@ -353,8 +415,8 @@ def _lower_lone(
     activations = _activations(op, constants)
     if any(v not in stores for v in activations):
         return None
-    placements = [_placement(v, stores[v]) for v in activations]
-    placements.append(_placement(op.results[0], placement))
+    placements = [_placement(v, stores[v], layouts) for v in activations]
+    placements.append(_placement(op.results[0], placement, layouts))
     try:
         return segment.lower(op, placements, None, constants, sram_weights=_weights_placement(op))
     except NpuLoweringError:
@@ -368,9 +430,12 @@ class _LoopContext:
     graph: ProgramGraph
     index: dict[Operation, int]
     steps: list
+    layouts: _Layouts
 
     @staticmethod
     def build(function: FuncOp) -> _LoopContext:
+        from cascade.ethos_u.estimate import choose_layouts
+        from cascade.ethos_u.performance import Layout
         from cascade.passes.cascade_plan import scheduled_program
         from cascade.passes.planner.program import ProgramGraph
         from cascade.passes.rolling_buffer import group_view
@@ -379,7 +444,23 @@ class _LoopContext:
         scheduled = scheduled_program(view)
         graph = ProgramGraph.build(scheduled.program)
         index = {origin[o]: i for i, o in enumerate(scheduled.nn_ops)}
-        return _LoopContext(graph, index, list(scheduled.steps))
+        linear = {name for name, layout in choose_layouts(scheduled.program).items() if layout == Layout.NHWC}
+        bricked: set[SSAValue] = set()
+        for op, i in index.items():
+            value = op.results[0]
+            if graph.ops[i].output.name in linear or len(_shape(value)) != 4:
+                continue
+            if _data_type(value) == ethosu.DataType.INT8:
+                bricked.add(value)
+        aliases: dict[SSAValue, SSAValue] = {}
+        for loop in function.body.block.ops:
+            if isinstance(loop, StripedRegionOp):
+                aliases.update(zip(loop.input_args, loop.inputs, strict=True))
+                aliases[loop.results[0]] = loop.yield_op.values[0]
+                for member in loop.body.block.ops:
+                    if isinstance(member, RollingBufferOp):
+                        aliases[member.result] = member.operands[0]
+        return _LoopContext(graph, index, list(scheduled.steps), _Layouts(bricked, aliases))
 
 
 def _lower_loop(
@@ -404,13 +485,13 @@ def _lower_loop(
         if operand in constants:
             loop_constants[arg] = constants[operand]
         else:
-            local[arg] = _placement(operand, stores[operand])
+            local[arg] = _placement(operand, stores[operand], context.layouts)
     sink = loop.yield_op.values[0]
     recompute: dict[SSAValue, tuple[Operation, PlacementAttr, tuple[int, ...]]] = {}
     for member in members:
         value = member.results[0]
         if value is sink:
-            local[value] = _placement(value, placement)
+            local[value] = _placement(value, placement, context.layouts)
             continue
         stripe = get_stripe(member)
         buffers = [u.operation for u in value.uses if isinstance(u.operation, RollingBufferOp)]
@@ -429,7 +510,7 @@ def _lower_loop(
             raise NpuLoweringError(f"{member.name}: rolling buffers along axis {buffer.rolling_axis()} are not lowered")
         if buffer.placement is None:
             raise NpuLoweringError(f"the rolling buffer of {member.name} has no placement")
-        local[value] = _placement(value, buffer.placement, buffer.get_depth())
+        local[value] = _placement(value, buffer.placement, context.layouts, buffer.get_depth())
         local[buffer.result] = local[value]
 
     def placements_at(member: Operation, stripe_index: tuple[int, ...]) -> list[Placement]:
@@ -446,7 +527,7 @@ def _lower_loop(
             if required is None:
                 raise NpuLoweringError(f"{producer.name}: no required box at stripe {stripe_index}")
             origin = required.offset
-            stored = _placement_shape(value, attr, shape)
+            stored = _placement_shape(value, attr, shape, context.layouts)
             y_stride, x_stride, c_stride = stored.strides
             if len(origin) == 4:
                 shift = origin[1] * y_stride + origin[2] * x_stride + origin[3] * c_stride
@@ -497,11 +578,11 @@ def _weights_placement(op: Operation) -> PlacementAttr | None:
     return attr if isinstance(attr, PlacementAttr) else None
 
 
-def _placement_shape(value: SSAValue, attr: PlacementAttr, shape: Sequence[int]) -> Placement:
+def _placement_shape(value: SSAValue, attr: PlacementAttr, shape: Sequence[int], layouts: _Layouts) -> Placement:
     """A placement of `value` stored in a buffer of (storage) `shape`."""
     from cascade.ethos_u.npu_lowering import Placement, hwc_shape
 
-    return Placement(SRAM_REGION, attr.get_offset(), hwc_shape(shape), ethosu.Layout.NHWC, None, _data_type(value))
+    return Placement(SRAM_REGION, attr.get_offset(), hwc_shape(shape), layouts.of(value), None, _data_type(value))
 
 
 def _shifted(placement: Placement, delta: int) -> Placement:

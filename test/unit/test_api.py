@@ -9,6 +9,7 @@ nn program computes.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,11 @@ from cascade.api import CompileError, compile
 from cascade.frontends.tflite_writer import ModelBuilder, options
 from cascade.frontends.tosa import find_tool, tflite_to_tosa
 
-ir = pytest.importorskip("iree.compiler.ir")
+if os.environ.get("CASCADE_REQUIRE_INTEROP") == "1":
+    # As in test/lit.cfg: CI must not pass by skipping the upstream-embedding test.
+    import iree.compiler.ir as ir
+else:
+    ir = pytest.importorskip("iree.compiler.ir")
 
 MODELS = Path(__file__).parents[1] / "models"
 ACCELERATOR = "accelerator=ethos-u55-128"
@@ -34,7 +39,10 @@ def _converter_available() -> bool:
     return True
 
 
-requires_converter = pytest.mark.skipif(not _converter_available(), reason="needs tosa-converter-for-tflite, tosa-opt")
+CONVERTER = _converter_available()
+if not CONVERTER and os.environ.get("CASCADE_REQUIRE_INTEROP") == "1":
+    raise RuntimeError("CASCADE_REQUIRE_INTEROP=1 but tosa-converter-for-tflite or tosa-opt is missing")
+requires_converter = pytest.mark.skipif(not CONVERTER, reason="needs tosa-converter-for-tflite, tosa-opt")
 
 
 def two_conv_model() -> bytes:

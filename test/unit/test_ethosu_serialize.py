@@ -102,7 +102,9 @@ def test_bytes_payload_and_words_disassemble_alike() -> None:
     assert data == struct.pack(f"<{len(words)}I", *words)
     payload = serialize.driver_payload(stream)
     assert payload[:4] == b"COP1"
-    assert len(payload) % 16 == 0
+    # The stream follows the driver header, its start 16-byte aligned (NOPs pad the header).
+    assert payload.endswith(data)
+    assert (len(payload) - len(data)) % 16 == 0
     assert payload == serialize.driver_payload(words, "ethos-u55-128")
     signatures = [serialize.stream_signature(serialize.disassemble(d).commands) for d in (words, data, payload)]
     assert signatures[0] == signatures[1] == signatures[2] == serialize.stream_signature(stream.commands)
@@ -110,7 +112,8 @@ def test_bytes_payload_and_words_disassemble_alike() -> None:
 
 @pytest.mark.parametrize("accelerator", ["ethos-u55-64", "ethos-u65-256"])
 def test_payload_names_the_accelerator(accelerator: str) -> None:
-    stream = _lowered_stream("add", 3)
+    # Block configs are chosen per accelerator: lower for the target, then name it again.
+    stream = _lowered_stream("add", 3, accelerator=accelerator)
     retargeted = ethosu.CommandStreamOp(accelerator, [op.clone() for op in stream.commands])
     back = serialize.disassemble(serialize.driver_payload(retargeted))
     assert back.accelerator.data == accelerator

@@ -276,3 +276,22 @@ def test_operators_run_the_block_configs_vela_chooses(tmp_path: Path, model: str
         assert theirs[found][3] == block, f"{kind} {ifm} -> {ofm}: Vela's block {theirs[found][3]}, ours {block}"
         matched, position = matched + 1, found + 1
     assert matched >= 0.6 * len(ours), f"only {matched} of {len(ours)} commands matched Vela's"
+
+
+def test_intermediates_are_bricked_and_graph_edges_linear() -> None:
+    """Between NPU operators feature maps are NHCWB16, as the cost model prices them; the graph
+    input and what the CPU reads back (the pooled features for the FC) stay dense NHWC."""
+    module, _ = _lowered("resnet8", 60000)
+    function = next(op for op in module.ops if isinstance(op, FuncOp))
+    (stream,) = _streams(module)
+    maps = [fm for op in stream.commands for fm in (getattr(op, "ifm", None), getattr(op, "ofm", None)) if fm]
+    layouts = {fm.layout.data for fm in maps}
+    assert layouts == {ethosu.Layout.NHWC, ethosu.Layout.NHCWB16}
+    # The stream's first command reads the graph input; its last writes what the CPU loads.
+    (load,) = [op for op in function.walk() if isinstance(op, UnrealizedConversionCastOp)]
+    kernels = [op for op in stream.commands if getattr(op, "ofm", None) is not None]
+    assert kernels[-1].ofm.tiles.addresses[0] == load.attributes["cascade.placement"].get_offset()
+    assert kernels[-1].ofm.layout.data == ethosu.Layout.NHWC
+    first = stream.commands[0]
+    assert first.ifm.layout.data == ethosu.Layout.NHWC
+    assert first.ofm.layout.data == ethosu.Layout.NHCWB16
