@@ -21,8 +21,9 @@ Supported (`SUPPORTED_OPS`): conv2d, depthwise_conv2d (depth multiplier 1), pool
 add/sub/mul/minimum/maximum (IFM2 broadcast along H, W or C), fully_connected, rescale, tanh/sigmoid/leaky_relu
 (8-bit LUT), mean over H and W (one depthwise convolution with TFLite's folded multiplier),
 pad of H and W (a copy plus border fills) and 2x nearest resize (IFM upscaling). Everything
-else raises `NpuLoweringError` (softmax stays on the CPU). Only single-core accelerators are
-handled (U65-512 splits weights over two cores).
+else raises `NpuLoweringError` (softmax stays on the CPU). On the two-core Ethos-U65-512 each
+weight slice is split as Vela splits it: core k gets every second output channel from k, its
+own bias records and its own weight stream encoded at half the block depth (`cores`).
 """
 
 from __future__ import annotations
@@ -597,8 +598,6 @@ def lower_op(
     """
     if not isinstance(op, SUPPORTED_OPS):
         raise NpuLoweringError(f"{op.name} has no NPU lowering")
-    if ethosu.ACCELERATORS.get(accelerator, "").endswith("U65_512"):
-        raise NpuLoweringError("two-core Ethos-U65-512 weight streams are not supported")
     out_shape = hwc_shape(_shape(op.results[0]))
     if stripes is None:
         stripes = [Box.full(out_shape)]
@@ -620,7 +619,7 @@ def lower_op(
     # Weights are encoded for one block depth: the first stripe of a channel slice picks it,
     # later stripes of the slice keep it when they can (else the slice is encoded again).
     slice_depth: dict[tuple[int, int], int] = {}
-    encoded: dict[tuple[int, int, int], tuple[ethosu.AddressRangeAttr, ethosu.AddressRangeAttr]] = {}
+    encoded: dict[tuple[int, int, int], tuple[list[ethosu.AddressRangeAttr], list[ethosu.AddressRangeAttr]]] = {}
     for stripe in stripes:
         probe = builder(op, placements, stripe, plan, None, (1, 1, 1))
         priced = cost_model_block(op, stripe, accelerator, probe)
@@ -645,7 +644,8 @@ def lower_op(
                 blobs = _encode_slice(op, plan, stripe.c, stripe.depth, constant_region, address)
                 address = blobs[-1].range.address + blobs[-1].range.length
                 lowered.constants.extend(blobs)
-                encoded[(*key, plan.block_depth)] = (blobs[0].range, blobs[1].range)
+                # Per core: its bias records, then its weights.
+                encoded[(*key, plan.block_depth)] = ([b.range for b in blobs[0::2]], [b.range for b in blobs[1::2]])
             ranges = encoded[(*key, plan.block_depth)]
         command = builder(op, placements, stripe, plan, ranges, stripe_block)
         extra: list[ethosu.EthosUCommand] = []
@@ -724,42 +724,66 @@ def _prepare_constants(op: Operation, plan: _Plan, constants: Mapping[SSAValue, 
         plan.weights = np.ones((depth, height, width, 1), dtype=np.int16)
 
 
+def cores(accelerator: str) -> int:
+    """NPU cores of an accelerator: 2 on Ethos-U65-512, else 1."""
+    return 2 if ethosu.ACCELERATORS.get(accelerator, "").endswith("U65_512") else 1
+
+
+def core_channels(first: int, depth: int, core: int, ncores: int) -> slice:
+    """The output channels of `[first, first + depth)` core `core` computes: every `ncores`-th,
+    from `first + core` (Vela's `core_deinterleave`: a two-core U65-512 splits each weight
+    slice into the even and the odd channels)."""
+    return slice(first + core, first + depth, ncores)
+
+
+def core_block_depth(block_depth: int, core: int, ncores: int) -> int:
+    """The share of an OFM block's depth core `core` computes (16 of a 32-deep block)."""
+    return (block_depth + ncores - 1 - core) // ncores
+
+
 def _encode_slice(op: Operation, plan: _Plan, first: int, depth: int, region: int, address: int) -> list[ConstantBlob]:
-    """Bias records then weights for output channels `[first, first + depth)`."""
+    """For output channels `[first, first + depth)`, per NPU core: bias records, then weights."""
     assert plan.weights is not None
     assert plan.block_depth is not None
-    channels = slice(first, first + depth)
     out_channels = plan.weights.shape[0]
     bias = plan.bias if plan.bias is not None else np.zeros(out_channels, dtype=np.int64)
     input_quant: nn.QuantAttr = op.input_quant  # type: ignore[attr-defined]
     output_quant: nn.QuantAttr = op.output_quant  # type: ignore[attr-defined]
-    if isinstance(op, nn.MeanOp):
-        records = _mean_records(op, depth)
-    else:
-        weight_quant: nn.QuantAttr = op.weight_quant  # type: ignore[attr-defined]
-        scales = list(weight_quant.scales)
-        if len(scales) == 1:
-            scales *= out_channels
-        records = bias_records(bias[channels], input_quant.scales[0], scales[channels], output_quant.scales[0])
     dilation = op.dilations() if isinstance(op, nn.WindowOperation) else (1, 1)
-    stream = encode_weights(
-        plan.accelerator,
-        plan.weights[channels],
-        dilation,
-        plan.block_depth,
-        isinstance(op, nn.DepthwiseConv2DOp | nn.MeanOp),
-        plan.traversal,
-    )
     name = op.results[0].name_hint or op.name
-    bias_blob = ConstantBlob(f"{name}_bias_{first}", records, ethosu.AddressRangeAttr(region, address, len(records)))
-    weight_address = address + len(records)
-    weight_blob = ConstantBlob(
-        f"{name}_weights_{first}", stream, ethosu.AddressRangeAttr(region, weight_address, len(stream))
-    )
-    return [bias_blob, weight_blob]
+    ncores = cores(plan.accelerator)
+    blobs: list[ConstantBlob] = []
+    for core in range(min(ncores, depth)):
+        block_depth = core_block_depth(plan.block_depth, core, ncores)
+        if block_depth == 0:
+            continue
+        channels = core_channels(first, depth, core, ncores)
+        if isinstance(op, nn.MeanOp):
+            records = _mean_records(op, len(range(out_channels)[channels]))
+        else:
+            weight_quant: nn.QuantAttr = op.weight_quant  # type: ignore[attr-defined]
+            scales = list(weight_quant.scales)
+            if len(scales) == 1:
+                scales *= out_channels
+            records = bias_records(bias[channels], input_quant.scales[0], scales[channels], output_quant.scales[0])
+        stream = encode_weights(
+            plan.accelerator,
+            plan.weights[channels],
+            dilation,
+            block_depth,
+            isinstance(op, nn.DepthwiseConv2DOp | nn.MeanOp),
+            plan.traversal,
+        )
+        suffix = f"_core{core}" if ncores > 1 else ""
+        for kind, data in (("bias", records), ("weights", stream)):
+            where = ethosu.AddressRangeAttr(region, address, len(data))
+            blobs.append(ConstantBlob(f"{name}_{kind}_{first}{suffix}", data, where))
+            address += len(data)
+    return blobs
 
 
-_Ranges = tuple[ethosu.AddressRangeAttr, ethosu.AddressRangeAttr] | None
+_Ranges = tuple[list[ethosu.AddressRangeAttr], list[ethosu.AddressRangeAttr]] | None
+"""Per NPU core: the bias records' and the weights' ranges (None: no weights)."""
 
 
 def _conv(
@@ -776,15 +800,15 @@ def _conv(
         in_box = Box(in_box.y, in_box.x, stripe.c, in_box.height, in_box.width, stripe.depth)
     ifm = placements[0].feature_map(in_box, op.input_quant)
     ofm = placements[-1].feature_map(stripe, op.output_quant)
-    biases, weights = ranges if ranges is not None else ((), ())
+    biases, weights = ranges if ranges is not None else ([], [])
     cls = ethosu.DepthwiseConv2DOp if depthwise else ethosu.Conv2DOp
     return cls(
         ifm=ifm,
         ofm=ofm,
         kernel=_kernel(op),
         padding=padding,
-        weights=[weights] if weights else [],
-        biases=[biases] if biases else [],
+        weights=weights,
+        biases=biases,
         block_config=block,
         block_traversal=plan.traversal,
         activation=_activation(op, op.output_quant),
@@ -802,14 +826,14 @@ def _fully_connected(
     """A 1x1 convolution over `[N, 1, K]`: each input row is one output row."""
     depth = _shape(op.input)[-1]
     in_box = Box(stripe.y, 0, 0, stripe.height, 1, depth)
-    biases, weights = ranges if ranges is not None else ((), ())
+    biases, weights = ranges if ranges is not None else ([], [])
     return ethosu.Conv2DOp(
         ifm=placements[0].feature_map(in_box, op.input_quant),
         ofm=placements[-1].feature_map(stripe, op.output_quant),
         kernel=ethosu.KernelAttr(1, 1),
         padding=ethosu.PaddingAttr(0, 0, 0, 0),
-        weights=[weights] if weights else [],
-        biases=[biases] if biases else [],
+        weights=weights,
+        biases=biases,
         block_config=block,
         block_traversal=plan.traversal,
         activation=_activation(op, op.output_quant),
@@ -941,14 +965,14 @@ def _mean(
     """A depthwise convolution whose kernel covers the whole height and width, weights 1."""
     _, height, width, _ = _shape(op.input)
     in_box = Box(0, 0, stripe.c, height, width, stripe.depth)
-    biases, weights = ranges if ranges is not None else ((), ())
+    biases, weights = ranges if ranges is not None else ([], [])
     return ethosu.DepthwiseConv2DOp(
         ifm=placements[0].feature_map(in_box, op.input_quant),
         ofm=placements[-1].feature_map(stripe, op.output_quant),
         kernel=ethosu.KernelAttr(height, width),
         padding=ethosu.PaddingAttr(0, 0, 0, 0),
-        weights=[weights] if weights else [],
-        biases=[biases] if biases else [],
+        weights=weights,
+        biases=biases,
         block_config=block,
     )
 

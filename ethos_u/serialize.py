@@ -310,6 +310,16 @@ def _activation(op: DecodedOperation, ofm: ethosu.FeatureMapAttr) -> ethosu.Acti
     return ethosu.ActivationAttr(kind, real_low, real_high)
 
 
+def _core_ranges(op: DecodedOperation, kind: str) -> list[ethosu.AddressRangeAttr]:
+    """The `kind` (WEIGHT or SCALE) ranges of every core: core 0's, and core 1's when a two-core
+    Ethos-U65-512 stream gives it a non-empty one (`NPU_SET_<kind>1_BASE/LENGTH`)."""
+    region = op.reg(f"{kind}_REGION")
+    ranges = [ethosu.AddressRangeAttr(region, op.address(f"{kind}_BASE"), op.payloads[f"{kind}_LENGTH"])]
+    if op.payloads.get(f"{kind}1_LENGTH"):
+        ranges.append(ethosu.AddressRangeAttr(region, op.address(f"{kind}1_BASE"), op.payloads[f"{kind}1_LENGTH"]))
+    return ranges
+
+
 def command_from_registers(op: DecodedOperation) -> ethosu.EthosUCommand:
     """The `ethosu` op one decoded operation performs."""
     if op.opcode == "NPU_OP_DMA_START":
@@ -386,10 +396,8 @@ def command_from_registers(op: DecodedOperation) -> ethosu.EthosUCommand:
         return ethosu.PoolingOp(
             _POOLING[op.param], ifm=ifm, ofm=ofm, kernel=kernel, padding=padding, block_config=block, **options
         )
-    weights = [
-        ethosu.AddressRangeAttr(op.reg("WEIGHT_REGION"), op.address("WEIGHT_BASE"), op.payloads["WEIGHT_LENGTH"])
-    ]
-    biases = [ethosu.AddressRangeAttr(op.reg("SCALE_REGION"), op.address("SCALE_BASE"), op.payloads["SCALE_LENGTH"])]
+    weights = _core_ranges(op, "WEIGHT")
+    biases = _core_ranges(op, "SCALE")
     traversal = ethosu.BlockTraversal.PART_KERNEL_FIRST if stride_bits & (1 << 2) else ethosu.BlockTraversal.DEPTH_FIRST
     cls = ethosu.Conv2DOp if op.opcode == "NPU_OP_CONV" else ethosu.DepthwiseConv2DOp
     return cls(

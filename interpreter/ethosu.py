@@ -220,20 +220,32 @@ class EthosUMachine:
         depthwise = isinstance(command, ethosu.DepthwiseConv2DOp)
         out_h, out_w, out_c = command.ofm.shape.as_tuple()
         in_c = 1 if depthwise else command.ifm.shape.depth
-        (weight_range,) = command.weight_ranges
-        (bias_range,) = command.bias_ranges
-        stream = self.read_bytes(weight_range.region, weight_range.address, weight_range.length)
         traversal = ethosu.BlockTraversal.DEPTH_FIRST if depthwise else command.block_traversal.data
-        weights = decode_weights(
-            stream,
-            self.accelerator,
-            (out_c, kernel.height, kernel.width, in_c),
-            (kernel.dilation_y, kernel.dilation_x),
-            command.block_config.depth,
-            depthwise,
-            traversal,
-        )
-        bias, scale, shift = decode_bias_records(self.read_bytes(bias_range.region, bias_range.address, 10 * out_c))
+        weights = np.zeros((out_c, kernel.height, kernel.width, in_c), dtype=np.int64)
+        bias, scale, shift = (np.zeros(out_c, dtype=np.int64) for _ in range(3))
+        # One weight stream and one set of bias records per NPU core; core k computes every
+        # `ncores`-th output channel from channel k (two cores on Ethos-U65-512).
+        ncores = len(command.weight_ranges)
+        if ncores != len(command.bias_ranges) or ncores not in (1, _cores(self.accelerator)):
+            raise FunctionalModelError(
+                f"{len(command.weight_ranges)} weight and {len(command.bias_ranges)} bias ranges on "
+                f"{self.accelerator} ({_cores(self.accelerator)} cores)"
+            )
+        for core, (weight_range, bias_range) in enumerate(zip(command.weight_ranges, command.bias_ranges, strict=True)):
+            channels = slice(core, out_c, ncores)
+            count = len(range(out_c)[channels])
+            stream = self.read_bytes(weight_range.region, weight_range.address, weight_range.length)
+            weights[channels] = decode_weights(
+                stream,
+                self.accelerator,
+                (count, kernel.height, kernel.width, in_c),
+                (kernel.dilation_y, kernel.dilation_x),
+                (command.block_config.depth + ncores - 1 - core) // ncores,
+                depthwise,
+                traversal,
+            )
+            records = self.read_bytes(bias_range.region, bias_range.address, 10 * count)
+            bias[channels], scale[channels], shift[channels] = decode_bias_records(records)
         acc = np.zeros((out_h, out_w, out_c), dtype=np.int64)
         for ky in range(kernel.height):
             for kx in range(kernel.width):
@@ -427,6 +439,10 @@ def _scale_values_exact(
 
     flat = [one(int(a), int(m), int(s)) for a, m, s in zip(acc.ravel(), scale.ravel(), shift.ravel(), strict=True)]
     return np.array(flat, dtype=object).reshape(acc.shape)
+
+
+def _cores(accelerator: str) -> int:
+    return 2 if ethosu.ACCELERATORS.get(accelerator, "").endswith("U65_512") else 1
 
 
 def decode_bias_records(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
