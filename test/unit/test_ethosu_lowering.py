@@ -184,10 +184,23 @@ def test_stripe_reading_only_padding_is_rejected() -> None:
     lower_op(single.op, _placements(single), row_stripes((5, 4, 8), 2), accelerator=ACCELERATOR)
 
 
+def test_u65_512_gives_each_core_its_channels() -> None:
+    # Two cores: core 0 computes the even output channels, core 1 the odd ones, each from its
+    # own bias records (10 bytes a channel, padded to 16) and weight stream.
+    single = single_op_module("conv2d", np.random.default_rng(6), shape=(4, 4, 4))
+    channels = single.op.results[0].type.get_shape()[-1]
+    lowered = lower_op(single.op, _placements(single), accelerator="ethos-u65-512")
+    (stripe,) = lowered.stripes
+    (command,) = stripe.commands
+    assert len(command.weight_ranges) == len(command.bias_ranges) == 2
+    per_core = [len(range(core, channels, 2)) for core in (0, 1)]
+    assert [r.length for r in command.bias_ranges] == [-(-10 * n // 16) * 16 for n in per_core]
+    names = [blob.name for blob in lowered.constants]
+    assert [n.rsplit("_", 1)[-1] for n in names] == ["core0", "core0", "core1", "core1"]
+
+
 def test_unsupported_cases_raise() -> None:
     single = single_op_module("conv2d", np.random.default_rng(6), shape=(4, 4, 4))
-    with pytest.raises(NpuLoweringError, match="U65-512"):
-        lower_op(single.op, _placements(single), accelerator="ethos-u65-512")
     func_op = single.module.ops.first
     assert func_op is not None
     with pytest.raises(NpuLoweringError, match="no NPU lowering"):
