@@ -155,6 +155,24 @@ def _per_channel_multipliers(input_scale: float, weight_scales: Any, output_scal
 # ---------------------------------------------------------------------------------------------
 
 
+
+def _convolution_output(
+    acc: np.ndarray,
+    bias: np.ndarray | None,
+    input_scale: float,
+    weight_scales: float | Sequence[float],
+    output_scale: float,
+    output_zero_point: int,
+    activation: str,
+) -> np.ndarray:
+    """The tail every convolution shares: int32 accumulators (NHWC) plus bias, requantised per
+    output channel, offset by the output zero point and clamped to the fused activation."""
+    if bias is not None:
+        acc = acc + np.asarray(bias, dtype=np.int64)
+    mult, shift = _per_channel_multipliers(input_scale, weight_scales, output_scale, acc.shape[-1])
+    act = activation_range(activation, output_scale, output_zero_point)
+    return _requantize(acc, mult, shift, output_zero_point, act)
+
 def conv2d(
     x: np.ndarray,
     weights: np.ndarray,
@@ -198,11 +216,7 @@ def conv2d(
             patch = xp[:, y0 : y0 + (oh - 1) * sh + 1 : sh, x0 : x0 + (ow - 1) * sw + 1 : sw, :]
             acc += patch.reshape(-1, cin) @ wf[:, ky, kx, :].T
     acc_i = acc.astype(np.int64).reshape(n, oh, ow, cout)
-    if bias is not None:
-        acc_i = acc_i + np.asarray(bias, dtype=np.int64)
-    mult, shift = _per_channel_multipliers(input_scale, weight_scales, output_scale, cout)
-    act = activation_range(activation, output_scale, output_zero_point)
-    return _requantize(acc_i, mult, shift, output_zero_point, act)
+    return _convolution_output(acc_i, bias, input_scale, weight_scales, output_scale, output_zero_point, activation)
 
 
 def depthwise_conv2d(
@@ -247,11 +261,7 @@ def depthwise_conv2d(
             patch = xp[:, y0 : y0 + (oh - 1) * sh + 1 : sh, x0 : x0 + (ow - 1) * sw + 1 : sw, :]
             acc += patch[..., None] * wi[ky, kx]
     acc = acc.reshape(n, oh, ow, cout)
-    if bias is not None:
-        acc = acc + np.asarray(bias, dtype=np.int64)
-    mult, shift = _per_channel_multipliers(input_scale, weight_scales, output_scale, cout)
-    act = activation_range(activation, output_scale, output_zero_point)
-    return _requantize(acc, mult, shift, output_zero_point, act)
+    return _convolution_output(acc, bias, input_scale, weight_scales, output_scale, output_zero_point, activation)
 
 
 def transpose_conv(
@@ -297,11 +307,7 @@ def transpose_conv(
             contrib = (xf @ wf[:, ky, kx, :].T).reshape(n, h, wd, cout)
             full[:, ky : ky + (h - 1) * sh + 1 : sh, kx : kx + (wd - 1) * sw + 1 : sw, :] += contrib
     acc = full[:, pt : pt + oh, pl : pl + ow, :].astype(np.int64)
-    if bias is not None:
-        acc = acc + np.asarray(bias, dtype=np.int64)
-    mult, shift = _per_channel_multipliers(input_scale, weight_scales, output_scale, cout)
-    act = activation_range(activation, output_scale, output_zero_point)
-    return _requantize(acc, mult, shift, output_zero_point, act)
+    return _convolution_output(acc, bias, input_scale, weight_scales, output_scale, output_zero_point, activation)
 
 
 def fully_connected(

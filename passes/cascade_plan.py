@@ -52,9 +52,9 @@ from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, NameLoc, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, UnitAttr, i64
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
@@ -72,7 +72,7 @@ from cascade.dialects.cascade import (
     set_stripe,
 )
 from cascade.passes.planner.cost import CostModel
-from cascade.passes.planner.from_nn import ProgramInfo, check_tensor_sizes, describe, op_info_from_nn
+from cascade.passes.planner.from_nn import ProgramInfo, ValueNames, check_tensor_sizes, describe, op_info_from_nn
 from cascade.passes.planner.graph import OpInfo, TensorInfo
 from cascade.passes.planner.memory import Step, plan_buffers
 from cascade.passes.planner.placement import Buffer
@@ -275,43 +275,6 @@ def planner_cost_model(accelerator: str, program: ProgramInfo, pass_name: str = 
 # --------------------------------------------------------------------------- #
 
 
-class _ValueNames:
-    """Unique, stable tensor names, as `planner.from_nn` gives them (location, name hint or a
-    number), seeing through the block arguments of `cascade.group` to the values they stand for
-    so that planned IR names its tensors exactly as the IR before planning."""
-
-    def __init__(self) -> None:
-        self._by_value: dict[SSAValue, str] = {}
-        self._used: set[str] = set()
-        self.aliases: dict[SSAValue, SSAValue] = {}
-
-    def resolve(self, value: SSAValue) -> SSAValue:
-        while value in self.aliases:
-            value = self.aliases[value]
-        return value
-
-    def __call__(self, value: SSAValue) -> str:
-        value = self.resolve(value)
-        if value in self._by_value:
-            return self._by_value[value]
-        base = None
-        location = value.owner.location if isinstance(value.owner, Operation) else None
-        if isinstance(value, BlockArgument):
-            location = getattr(value, "location", None)
-        if isinstance(location, NameLoc):
-            base = location.desc.data
-        if not base:
-            base = value.name_hint or f"v{len(self._by_value)}"
-        name = base
-        suffix = 1
-        while name in self._used:
-            suffix += 1
-            name = f"{base}#{suffix}"
-        self._used.add(name)
-        self._by_value[value] = name
-        return name
-
-
 @dataclass
 class ScheduledProgram:
     """A function as the planner sees it, with the cascades already in its IR (if any)."""
@@ -336,7 +299,7 @@ def scheduled_program(function: FuncOp) -> ScheduledProgram:
     it carries `cascade.weights = #cascade.weights<sram>`. A result used by anything but an
     `nn` operator or a group (e.g. `func.return`) is a graph output.
     """
-    names = _ValueNames()
+    names = ValueNames()
     for group in (o for o in function.body.block.ops if isinstance(o, GroupOp)):
         for arg, operand in zip(group.input_args, group.inputs, strict=True):
             names.aliases[arg] = operand

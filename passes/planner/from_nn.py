@@ -55,13 +55,25 @@ class ProgramInfo:
 
 
 class ValueNames:
-    """Unique, stable names for SSA values: their location, else their name hint, else a number."""
+    """Unique, stable names for SSA values: their location, else their name hint, else a number.
+
+    `aliases` maps a value to the one it stands for (a block argument of a `cascade.group` to
+    the group's operand), which then shares its name: planned IR names its tensors exactly as
+    the IR before planning.
+    """
 
     def __init__(self) -> None:
         self._by_value: dict[SSAValue, str] = {}
         self._used: set[str] = set()
+        self.aliases: dict[SSAValue, SSAValue] = {}
+
+    def resolve(self, value: SSAValue) -> SSAValue:
+        while value in self.aliases:
+            value = self.aliases[value]
+        return value
 
     def __call__(self, value: SSAValue) -> str:
+        value = self.resolve(value)
         if value in self._by_value:
             return self._by_value[value]
         base = None
