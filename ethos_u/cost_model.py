@@ -231,15 +231,29 @@ class EthosUCostModel:
         }[block.traversal]
         dilation = (min(npu.kernel.dilation_x, 2), min(npu.kernel.dilation_y, 2))
         try:
-            stream = npu_encode_weights(
-                self.arch.accelerator.npu_accelerator,
-                volume,
-                dilation,
-                npu.ifm_bits,
-                block.ofm_block[2],
-                npu.kind is NpuKind.DEPTHWISE,
-                traversal,
-            )
+            if npu.ifm_bits == 8:
+                # The lowering's memoised encoder: it emits this very stream again.
+                from cascade.dialects import ethosu
+                from cascade.ethos_u.npu_lowering import encode_weights
+
+                stream = encode_weights(
+                    self.arch.accelerator.name,
+                    volume,
+                    (dilation[1], dilation[0]),
+                    block.ofm_block[2],
+                    npu.kind is NpuKind.DEPTHWISE,
+                    ethosu.BlockTraversal[traversal.name],
+                )
+            else:
+                stream = npu_encode_weights(
+                    self.arch.accelerator.npu_accelerator,
+                    volume,
+                    dilation,
+                    npu.ifm_bits,
+                    block.ofm_block[2],
+                    npu.kind is NpuKind.DEPTHWISE,
+                    traversal,
+                )
         except (AssertionError, ValueError):
             # A shape the encoder rejects (e.g. a depth multiplier): price it as raw int8 weights.
             return _round_up(raw, ALIGNMENT)

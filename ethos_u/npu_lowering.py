@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 from xdsl.dialects import arith
@@ -263,7 +264,7 @@ def constant_value(value: SSAValue, constants: Mapping[SSAValue, np.ndarray] | N
         return np.asarray(constants[value])
     owner = value.owner
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr):
-        from cascade.interpreter.nn import constant_array
+        from cascade.interpreter.constants import constant_array
 
         return constant_array(owner.value)
     raise NpuLoweringError(f"operand {value.name_hint or value} is not a known constant")
@@ -346,16 +347,42 @@ def encode_weights(
     is_depthwise: bool,
     traversal: ethosu.BlockTraversal,
 ) -> bytes:
-    """The MLW stream of OHWI weights (zero point already subtracted), padded to 16 bytes."""
+    """The MLW stream of OHWI weights (zero point already subtracted), padded to 16 bytes.
+
+    Memoised on the values: the cost model sizes every operator's weights with the encoding the
+    lowering then emits, and Vela's encoder is a large share of a compile.
+    """
+    values = np.ascontiguousarray(weights_ohwi, dtype=np.int16)
+    return _encoded_weights(
+        accelerator,
+        values.shape,
+        values.tobytes(),
+        (int(dilation[0]), int(dilation[1])),
+        int(block_depth),
+        bool(is_depthwise),
+        traversal,
+    )
+
+
+@lru_cache(maxsize=2048)
+def _encoded_weights(
+    accelerator: str,
+    shape: tuple[int, ...],
+    values: bytes,
+    dilation: tuple[int, int],
+    block_depth: int,
+    is_depthwise: bool,
+    traversal: ethosu.BlockTraversal,
+) -> bytes:
     from ethosu.vela import api
 
     encoded = api.npu_encode_weights(
         api.NpuAccelerator[ethosu.ACCELERATORS[accelerator]],
-        np.ascontiguousarray(weights_ohwi, dtype=np.int16),
-        (int(dilation[1]), int(dilation[0])),
+        np.frombuffer(values, dtype=np.int16).reshape(shape),
+        (dilation[1], dilation[0]),
         8,
-        int(block_depth),
-        bool(is_depthwise),
+        block_depth,
+        is_depthwise,
         api.NpuBlockTraversal[traversal.name],
     )
     return _pad16(encoded)

@@ -421,7 +421,7 @@ class _Writer:
         return index
 
     def _constant(self, value: SSAValue, op: arith.ConstantOp) -> int:
-        from cascade.interpreter.nn import constant_array
+        from cascade.interpreter.constants import constant_array
 
         if not isinstance(op.value, DenseIntOrFPElementsAttr):
             raise TFLiteOutputError(f"constant '{_value_name(value)}' is not a dense integer tensor")
@@ -487,7 +487,7 @@ def _write_fully_connected(writer: _Writer, op: nn.FullyConnectedOp, output: int
         units = _tensor_type(op.weight).get_shape()[0]
         weight_scales = list(op.weight_quant.scales) * (units if not op.weight_quant.is_per_channel else 1)
         bias_scales = [float(np.float32(input_scale) * np.float32(s)) for s in weight_scales]
-        from cascade.interpreter.nn import constant_array
+        from cascade.interpreter.constants import constant_array
 
         bias_owner = op.bias.owner
         if not isinstance(bias_owner, arith.ConstantOp) or not isinstance(bias_owner.value, DenseIntOrFPElementsAttr):

@@ -17,7 +17,6 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
-    IntegerType,
     ModuleOp,
     NameLoc,
     TensorType,
@@ -29,23 +28,7 @@ from xdsl.ir import Operation, SSAValue
 from cascade.dialects import nn
 from cascade.interpreter import kernels
 from cascade.interpreter.cascade import CascadeFunctions
-
-
-class InterpretationError(Exception):
-    """The program cannot be executed (unsupported operator or attribute, bad inputs)."""
-
-
-def constant_array(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
-    """The contents of an integer dense constant, as numpy (bytes are little-endian)."""
-    element = attr.get_element_type()
-    if not isinstance(element, IntegerType):
-        raise InterpretationError(f"only integer constants are supported, got {element}")
-    dtype = np.dtype(f"<i{element.width.data // 8}")
-    shape = attr.get_shape()
-    data = np.frombuffer(attr.data.data, dtype=dtype)
-    if data.size == 1 and int(np.prod(shape)) != 1:  # a splat: dense<5> : tensor<4xi8>
-        return np.full(shape, data[0], dtype=dtype.newbyteorder("="))
-    return data.reshape(shape).astype(dtype.newbyteorder("="))
+from cascade.interpreter.constants import InterpretationError, constant_array
 
 
 def _activation(op: Operation) -> str:

@@ -300,7 +300,7 @@ def lower_function(function: FuncOp, accelerator: str, *, fc_on_npu: bool = Fals
         if attr is not None:
             stores[arg] = attr
     constants: dict[SSAValue, np.ndarray] = {}
-    from cascade.interpreter.nn import constant_array
+    from cascade.interpreter.constants import constant_array
 
     for op in function.body.block.ops:
         if isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr):
