@@ -2,7 +2,9 @@
 # Quick start: create .venv, install cascade-opt, and run the main job on a bundled model:
 # import an int8 ResNet-8, plan its cascades under an SRAM budget, turn intermediates into
 # rolling buffers, place every buffer in SRAM, and prove by executing the schedule stripe by
-# stripe in one flat SRAM array that it computes exactly what TFLite's reference kernels compute.
+# stripe in one flat SRAM array that it computes exactly what TFLite's reference kernels compute;
+# then compile it end to end to Ethos-U command streams in a deployable .tflite (Vela's format)
+# and run those streams on the NPU's functional model against TFLite again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +32,15 @@ grep -o 'cascade.for_stripes .*num_stripes \[[0-9, ]*\]\|cascade.rolling_buffer 
 
 echo "== cascade-run: the schedule, executed in one flat SRAM array, against TFLite's reference kernels"
 .venv/bin/cascade-run "$out/scheduled.mlir" --seed 1 --compare-tflite "$model"
+
+echo "== cascade-opt -p ethosu-pipeline -t ethosu-tflite --report: the deployable model (same budget)"
+.venv/bin/cascade-opt "$model" -p 'ethosu-pipeline{accelerator=ethos-u55-128 sram-budget=40960}' -o "$out/lowered.mlir"
+.venv/bin/cascade-opt "$model" -p 'ethosu-pipeline{accelerator=ethos-u55-128 sram-budget=40960}' \
+  -t ethosu-tflite -o "$out/resnet8_ethosu.tflite" --report "$out/report.json"
+echo "   written: $out/resnet8_ethosu.tflite ($(wc -c < "$out/resnet8_ethosu.tflite") bytes), report $out/report.json"
+
+echo "== cascade-run: the command streams, run by the NPU functional model, against TFLite"
+.venv/bin/cascade-run "$out/lowered.mlir" --seed 1 --compare-tflite "$model"
 
 echo "== cascade-estimate: Vela-calibrated cycles per layer, unfused (last lines)"
 .venv/bin/cascade-estimate "$model" --accelerator ethos-u55-128 | tail -n 3
