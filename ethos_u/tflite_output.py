@@ -339,10 +339,24 @@ def _check_inside(addresses: np.ndarray, peak: int) -> None:
 
 
 def _quantization(program: _Program, value: SSAValue) -> nn.QuantAttr:
-    """The value's quantization: from an `nn` operator, else from the stream commands."""
+    """The value's quantization: from an `nn` operator or what lower-to-ethosu recorded on a
+    load or argument (`nn.quant`), else from the stream commands."""
+    from xdsl.dialects.builtin import DictionaryAttr
+    from xdsl.ir import Block, BlockArgument
+
+    from cascade.passes.lower_to_ethosu import QUANT_ATTR
+
     owner = value.owner
     if isinstance(owner, nn.NNOperation) and (quant := owner.result_quant()) is not None:
         return quant
+    if isinstance(owner, Operation) and isinstance(recorded := owner.attributes.get(QUANT_ATTR), nn.QuantAttr):
+        return recorded
+    function = owner.parent_op() if isinstance(value, BlockArgument) and isinstance(owner, Block) else None
+    arg_attrs = getattr(function, "arg_attrs", None)
+    if arg_attrs is not None and isinstance(value, BlockArgument):
+        attrs = arg_attrs.data[value.index]
+        if isinstance(attrs, DictionaryAttr) and isinstance(recorded := attrs.data.get(QUANT_ATTR), nn.QuantAttr):
+            return recorded
     for use in value.uses:
         if isinstance(use.operation, nn.NNOperation):
             for operand, quant, _ in use.operation.quantized_operands():

@@ -16,7 +16,9 @@ Micro). Representation (the data flow goes through memory, as on the device):
   lives at its allocated offset (NHCWB16 or dense NHWC, see below).
 * a value computed by a command stream and used later by a CPU operator or `func.return` is
   read back from SRAM by `builtin.unrealized_conversion_cast` with no operand and a
-  `cascade.placement` attribute (a "load" of the tensor from its placement);
+  `cascade.placement` attribute (a "load" of the tensor from its placement); the load and every
+  function argument also carry the tensor's `nn.quant`, which the lowered `nn` operators held
+  (the deployable .tflite needs it);
 * a CPU operator keeps its `cascade.placement`: its result is stored there (dense NHWC) for
   the command streams after it; function arguments are written to their placements first.
 
@@ -320,6 +322,11 @@ def lower_function(function: FuncOp, accelerator: str, *, fc_on_npu: bool = Fals
         except _Relower:
             continue  # a bare operator fell back to the CPU: its tensors are NHWC now
 
+    # The quantization of what crosses the NPU/CPU boundary, while the nn operators that carry
+    # it still exist (a .tflite needs it for every tensor it exposes).
+    _record_argument_quantization(function)
+    boundary_quant = {m.results[0]: _value_quant(m.results[0]) for members, _ in segments for m in members}
+
     streams = []
     for members, segment in segments:
         stream = segment.build()
@@ -332,6 +339,8 @@ def lower_function(function: FuncOp, accelerator: str, *, fc_on_npu: bool = Fals
             if outside:
                 load = UnrealizedConversionCastOp.build(operands=[[]], result_types=[[result.type]])
                 load.attributes[PLACEMENT_ATTR] = stores[result]
+                if (quant := boundary_quant.get(result)) is not None:
+                    load.attributes[QUANT_ATTR] = quant
                 load.results[0].name_hint = result.name_hint
                 block.insert_op_before(load, members[-1])
                 result.replace_uses_with_if(load.results[0], lambda use, ms=members: use.operation not in ms)
@@ -344,6 +353,47 @@ def lower_function(function: FuncOp, accelerator: str, *, fc_on_npu: bool = Fals
             op.detach()
             op.erase()
     return streams
+
+
+QUANT_ATTR = "nn.quant"
+"""Discardable attribute of a load (and argument attribute of a function argument): the
+quantization of the tensor, recorded because the nn operators that carried it are lowered."""
+
+
+def _value_quant(value: SSAValue) -> nn.QuantAttr | None:
+    """The quantization of `value`: what its nn producer writes, else what an nn reader reads
+    (through stripe loops, to the operator inside)."""
+    owner = value.owner
+    if isinstance(owner, StripedRegionOp):
+        return _value_quant(owner.yield_op.values[0])
+    if isinstance(owner, nn.NNOperation) and (quant := owner.result_quant()) is not None:
+        return quant
+    for use in value.uses:
+        reader = use.operation
+        if isinstance(reader, StripedRegionOp):
+            for arg, operand in zip(reader.input_args, reader.inputs, strict=True):
+                if operand is value and (quant := _value_quant(arg)) is not None:
+                    return quant
+        elif isinstance(reader, nn.NNOperation):
+            for operand, quant, _ in reader.quantized_operands():
+                if operand is value:
+                    return quant
+    return None
+
+
+def _record_argument_quantization(function: FuncOp) -> None:
+    """Give every function argument an `nn.quant` argument attribute when its readers say it."""
+    from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr
+
+    existing = function.arg_attrs.data if function.arg_attrs is not None else [DictionaryAttr({})] * len(function.args)
+    updated = []
+    for arg, attrs in zip(function.args, existing, strict=True):
+        assert isinstance(attrs, DictionaryAttr)
+        entries = dict(attrs.data)
+        if (quant := _value_quant(arg)) is not None:
+            entries[QUANT_ATTR] = quant
+        updated.append(DictionaryAttr(entries))
+    function.arg_attrs = ArrayAttr(updated)
 
 
 class _Relower(Exception):

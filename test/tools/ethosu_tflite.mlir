@@ -10,14 +10,14 @@
 // RUN: cascade-opt %t.mlir -t ethosu-tflite > %t.stdout.tflite
 // RUN: cmp %t.tflite %t.stdout.tflite
 // RUN: %python %inputs/ethosu_tflite_summary.py %t.tflite > %t.summary
-// RUN: grep -o 'allocated_peak_bytes = [0-9]*\|<sram, [0-9]*, [0-9]*>} loc("serving[^"]*")' %t.mlir > %t.ir
+// RUN: grep -o 'allocated_peak_bytes = [0-9]*\|<sram, [0-9]*, [0-9]*>[^}]*} loc("serving[^"]*")' %t.mlir > %t.ir
 // RUN: cat %t.ir %t.summary | filecheck %s
 // RUN: cascade-opt --disassemble %t.tflite -o %t.dis.mlir
 // RUN: grep -o '^ *ethosu\.[a-z_0-9]*' %t.mlir | sed 's/^ *//' > %t.lowered.ops
 // RUN: grep -o '^ *ethosu\.[a-z_0-9]*' %t.dis.mlir | sed 's/^ *//' > %t.decoded.ops
 // RUN: diff %t.lowered.ops %t.decoded.ops
 
-// CHECK:      <sram, [[IN:[0-9]+]], {{[0-9]+}}>} loc("serving_default_keras_tensor_490:0")
+// CHECK:      <sram, [[IN:[0-9]+]], {{[0-9]+}}>, nn.quant = #nn.quant<{{.*}}>} loc("serving_default_keras_tensor_490:0")
 // CHECK:      allocated_peak_bytes = [[PEAK:[0-9]+]]
 // CHECK:      metadata OfflineMemoryAllocation: version 0, subgraphs 1, tensors 8
 // CHECK-NEXT: operator 0: ethos-u 010401

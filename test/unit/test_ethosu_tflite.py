@@ -406,3 +406,31 @@ def test_unlowered_ir_is_refused() -> None:
     module = load_module(str(MODELS / "ds_cnn_kws.tflite"))
     with pytest.raises(TFLiteOutputError, match="not allocated"):
         lowered_tflite(module)
+
+
+POOL_FIRST = """
+func.func @main(%x: tensor<1x8x8x16xi8>) -> tensor<1x4x4x16xi8> {
+  %p = nn.pool2d %x {kind = #nn<pool_kind max>, kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>,
+    dilation = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, activation = #nn<activation none>,
+    input_quant = #nn.quant<0.05:3>, output_quant = #nn.quant<0.05:3>} : (tensor<1x8x8x16xi8>) -> tensor<1x4x4x16xi8>
+  func.return %p : tensor<1x4x4x16xi8>
+}
+"""
+
+
+def test_quantization_of_tensors_only_plain_pooling_touches() -> None:
+    """A max pool's commands carry no quantization of their own (zero point 0 in the stream): the
+    graph input and output get theirs from what lower-to-ethosu recorded (`nn.quant` on the
+    argument and on the load), 0.05 and zero point 3 as the program says."""
+    from xdsl.parser import Parser
+
+    from cascade.frontends.loader import make_context
+
+    module = Parser(make_context(), POOL_FIRST).parse_module()
+    EthosUPipelinePass(accelerator="ethos-u55-128").apply(Context(), module)
+    model = Model.GetRootAsModel(lowered_tflite(module), 0)
+    graph = model.Subgraphs(0)
+    for index in (graph.Inputs(0), graph.Outputs(0)):
+        quant = graph.Tensors(index).Quantization()
+        assert quant.ScaleAsNumpy().tolist() == pytest.approx([0.05])
+        assert quant.ZeroPointAsNumpy().tolist() == [3]

@@ -12,14 +12,14 @@
 // RUN: %python -m cascade.passes.lower_to_ethosu %t.mlir %S/../rolling_buffer/residual.mlir --seed 3 \
 // RUN:   | filecheck %s --check-prefix=EXEC
 
-// CHECK:      func.func @residual(%x: tensor<1x16x8x4xi8> {cascade.placement = #cascade.placement<sram, [[X:[0-9]+]], 512>})
+// CHECK:      func.func @residual(%x: tensor<1x16x8x4xi8> {cascade.placement = #cascade.placement<sram, [[X:[0-9]+]], 512>, nn.quant = #nn.quant<0.5:0>})
 // CHECK-NOT:  cascade.for_stripes
 // CHECK:        ethosu.command_stream "ethos-u55-128" attributes {ethosu.flash = array<i8:
 // CHECK-NEXT:     ethosu.conv2d ifm <i8, region 1, shape [2, 8, 4], at
 // CHECK:          ethosu.depthwise_conv2d ifm <i8, region 1, shape [3, 8, 32], tiles
 // CHECK:          ethosu.elementwise add
 // CHECK:        }
-// CHECK-NEXT:   %{{.*}} = builtin.unrealized_conversion_cast to tensor<1x16x8x32xi8> {cascade.placement = #cascade.placement<sram,
+// CHECK-NEXT:   %{{.*}} = builtin.unrealized_conversion_cast to tensor<1x16x8x32xi8> {cascade.placement = #cascade.placement<sram, {{[0-9]+}}, {{[0-9]+}}>, nn.quant = #nn.quant<
 // CHECK-NEXT:   func.return
 // CHECK-NOT:  nn.
 
