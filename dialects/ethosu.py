@@ -122,6 +122,24 @@ ACCELERATORS: Mapping[str, str] = {
 """Accelerator names accepted by `ethosu.command_stream`, mapped to `NpuAccelerator` names."""
 
 
+def cores(accelerator: str) -> int:
+    """NPU cores of an accelerator: 2 on Ethos-U65-512, else 1. A kernel command has one weight
+    range and one bias range per core."""
+    return 2 if ACCELERATORS.get(accelerator, "").endswith("U65_512") else 1
+
+
+def core_channels(first: int, depth: int, core: int, ncores: int) -> slice:
+    """The output channels of `[first, first + depth)` core `core` computes: every `ncores`-th,
+    from `first + core` (Vela's `core_deinterleave`: a two-core U65-512 splits each weight
+    slice into the even and the odd channels)."""
+    return slice(first + core, first + depth, ncores)
+
+
+def core_block_depth(block_depth: int, core: int, ncores: int) -> int:
+    """The share of an OFM block's depth core `core` computes (16 of a 32-deep block)."""
+    return (block_depth + ncores - 1 - core) // ncores
+
+
 def _vela() -> ModuleType:
     """Imports `ethosu.vela.api` on first use."""
     from ethosu.vela import api

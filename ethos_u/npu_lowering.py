@@ -23,7 +23,7 @@ add/sub/mul/minimum/maximum (IFM2 broadcast along H, W or C), fully_connected, r
 pad of H and W (a copy plus border fills) and 2x nearest resize (IFM upscaling). Everything
 else raises `NpuLoweringError` (softmax stays on the CPU). On the two-core Ethos-U65-512 each
 weight slice is split as Vela splits it: core k gets every second output channel from k, its
-own bias records and its own weight stream encoded at half the block depth (`cores`).
+own bias records and its own weight stream encoded at half the block depth (`ethosu.cores`).
 """
 
 from __future__ import annotations
@@ -751,23 +751,6 @@ def _prepare_constants(op: Operation, plan: _Plan, constants: Mapping[SSAValue, 
         plan.weights = np.ones((depth, height, width, 1), dtype=np.int16)
 
 
-def cores(accelerator: str) -> int:
-    """NPU cores of an accelerator: 2 on Ethos-U65-512, else 1."""
-    return 2 if ethosu.ACCELERATORS.get(accelerator, "").endswith("U65_512") else 1
-
-
-def core_channels(first: int, depth: int, core: int, ncores: int) -> slice:
-    """The output channels of `[first, first + depth)` core `core` computes: every `ncores`-th,
-    from `first + core` (Vela's `core_deinterleave`: a two-core U65-512 splits each weight
-    slice into the even and the odd channels)."""
-    return slice(first + core, first + depth, ncores)
-
-
-def core_block_depth(block_depth: int, core: int, ncores: int) -> int:
-    """The share of an OFM block's depth core `core` computes (16 of a 32-deep block)."""
-    return (block_depth + ncores - 1 - core) // ncores
-
-
 def _encode_slice(op: Operation, plan: _Plan, first: int, depth: int, region: int, address: int) -> list[ConstantBlob]:
     """For output channels `[first, first + depth)`, per NPU core: bias records, then weights."""
     assert plan.weights is not None
@@ -778,13 +761,13 @@ def _encode_slice(op: Operation, plan: _Plan, first: int, depth: int, region: in
     output_quant: nn.QuantAttr = op.output_quant  # type: ignore[attr-defined]
     dilation = op.dilations() if isinstance(op, nn.WindowOperation) else (1, 1)
     name = op.results[0].name_hint or op.name
-    ncores = cores(plan.accelerator)
+    ncores = ethosu.cores(plan.accelerator)
     blobs: list[ConstantBlob] = []
     for core in range(min(ncores, depth)):
-        block_depth = core_block_depth(plan.block_depth, core, ncores)
+        block_depth = ethosu.core_block_depth(plan.block_depth, core, ncores)
         if block_depth == 0:
             continue
-        channels = core_channels(first, depth, core, ncores)
+        channels = ethosu.core_channels(first, depth, core, ncores)
         if isinstance(op, nn.MeanOp):
             records = _mean_records(op, len(range(out_channels)[channels]))
         else:

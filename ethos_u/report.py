@@ -42,7 +42,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
@@ -351,8 +350,8 @@ def format_summary(report: dict[str, Any]) -> str:
 # --------------------------------------------------------------------------- #
 
 
-def expand_for_report(passes: Sequence[ModulePass], ctx: Context) -> tuple[ModulePass, ...]:
-    """`passes` with every ethosu-pipeline replaced by its stages (its docstring's definition),
+def expand_for_report(passes: Sequence[ModulePass]) -> tuple[ModulePass, ...]:
+    """`passes` with every ethosu-pipeline replaced by its stages (`EthosUPipelinePass.stages`),
     so that a `PlanKeeper` sees the module between allocation and lowering.
 
     Each replaced pass first checks its names (`EthosUPipelinePass.check_names`), with its messages.

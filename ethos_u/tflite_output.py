@@ -455,13 +455,12 @@ class _Writer:
 
 def _write_npu_call(writer: _Writer, call: _NpuCall, index: int, scratch: int) -> None:
     from cascade.ethos_u.serialize import driver_payload
-    from cascade.passes.lower_to_ethosu import flash_image
 
     suffix = "" if index == 0 else f"_{index}"
     # Vela prints configuration warnings on stdout; keep them out of the written file.
     with contextlib.redirect_stdout(io.StringIO()):
         payload = driver_payload(call.stream)
-    flash = flash_image(call.stream) or EMPTY_FLASH
+    flash = call.stream.flash_image() or EMPTY_FLASH
     command_stream = writer.tensor(f"ethos_u_command_stream{suffix}", [len(payload)], "uint8", data=payload)
     read_only = writer.tensor(f"read_only{suffix}", [len(flash)], "uint8", data=flash)
     inputs = [command_stream, read_only, scratch, scratch, *(writer.value(v) for v in call.inputs)]

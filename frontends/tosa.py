@@ -55,6 +55,16 @@ def find_tool(env: str, name: str) -> str:
     return path
 
 
+def tosa_tools_available() -> bool:
+    """Whether `tosa-converter-for-tflite` and `tosa-opt` are both found (`find_tool`)."""
+    try:
+        find_tool("TOSA_CONVERTER", "tosa-converter-for-tflite")
+        find_tool("TOSA_OPT", "tosa-opt")
+    except TosaToolError:
+        return False
+    return True
+
+
 def _run(command: list[str], stdin: bytes) -> bytes:
     try:
         done = subprocess.run(command, input=stdin, capture_output=True, check=False)

@@ -226,13 +226,13 @@ class EthosUMachine:
         # One weight stream and one set of bias records per NPU core; core k computes every
         # `ncores`-th output channel from channel k (two cores on Ethos-U65-512).
         ncores = len(command.weight_ranges)
-        if ncores != len(command.bias_ranges) or ncores not in (1, _cores(self.accelerator)):
+        if ncores != len(command.bias_ranges) or ncores not in (1, ethosu.cores(self.accelerator)):
             raise FunctionalModelError(
                 f"{len(command.weight_ranges)} weight and {len(command.bias_ranges)} bias ranges on "
-                f"{self.accelerator} ({_cores(self.accelerator)} cores)"
+                f"{self.accelerator} ({ethosu.cores(self.accelerator)} cores)"
             )
         for core, (weight_range, bias_range) in enumerate(zip(command.weight_ranges, command.bias_ranges, strict=True)):
-            channels = slice(core, out_c, ncores)
+            channels = ethosu.core_channels(0, out_c, core, ncores)
             count = len(range(out_c)[channels])
             stream = self.read_bytes(weight_range.region, weight_range.address, weight_range.length)
             weights[channels] = decode_weights(
@@ -240,7 +240,7 @@ class EthosUMachine:
                 self.accelerator,
                 (count, kernel.height, kernel.width, in_c),
                 (kernel.dilation_y, kernel.dilation_x),
-                (command.block_config.depth + ncores - 1 - core) // ncores,
+                ethosu.core_block_depth(command.block_config.depth, core, ncores),
                 depthwise,
                 traversal,
             )
@@ -439,10 +439,6 @@ def _scale_values_exact(
 
     flat = [one(int(a), int(m), int(s)) for a, m, s in zip(acc.ravel(), scale.ravel(), shift.ravel(), strict=True)]
     return np.array(flat, dtype=object).reshape(acc.shape)
-
-
-def _cores(accelerator: str) -> int:
-    return 2 if ethosu.ACCELERATORS.get(accelerator, "").endswith("U65_512") else 1
 
 
 def decode_bias_records(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -103,8 +103,6 @@ if TYPE_CHECKING:
     from cascade.ethos_u.npu_lowering import Box, LoweredStripe, Placement
     from cascade.passes.planner.program import ProgramGraph
 
-FLASH_ATTR = ethosu.FLASH_ATTR
-"""Attribute of an `ethosu.command_stream`: its region-0 (flash) image, `array<i8: ...>`."""
 
 FLASH_REGION = 0
 SRAM_REGION = 1
@@ -653,11 +651,6 @@ def _dtype(value: SSAValue) -> np.dtype:
     return np.dtype(f"<i{element.width.data // 8}")
 
 
-def flash_image(stream: ethosu.CommandStreamOp) -> bytes:
-    """The region-0 image of a lowered command stream."""
-    return stream.flash_image()
-
-
 def run_lowered(module: ModuleOp, inputs: Sequence[np.ndarray], poison: int = 0xA5) -> list[np.ndarray]:
     """Execute the lowered `@main` (module doc): command streams serialized by Vela and run by
     the functional model over one SRAM image, CPU operators with the `nn` interpreter."""
@@ -694,7 +687,7 @@ def run_lowered(module: ModuleOp, inputs: Sequence[np.ndarray], poison: int = 0x
         if isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr):
             values[op.result] = constant_array(op.value)
         elif isinstance(op, ethosu.CommandStreamOp):
-            machine = EthosUMachine(op.accelerator.data, {FLASH_REGION: flash_image(op), SRAM_REGION: sram})
+            machine = EthosUMachine(op.accelerator.data, {FLASH_REGION: op.flash_image(), SRAM_REGION: sram})
             machine.run_register_stream(command_stream_words(op))
         elif isinstance(op, UnrealizedConversionCastOp):
             attr = op.attributes[PLACEMENT_ATTR]

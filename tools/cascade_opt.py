@@ -369,7 +369,7 @@ class CascadeOptMain(xDSLOptMain):
         from cascade.ethos_u.report import PlanKeeper, expand_for_report
 
         keeper = PlanKeeper(self.pipeline.callback)
-        passes = expand_for_report(self.pipeline.passes, self.ctx)
+        passes = expand_for_report(self.pipeline.passes)
         dataclasses.replace(self.pipeline, passes=passes, callback=keeper).apply(self.ctx, prog)
         self.compiled = (prog, keeper.planned)
 

@@ -31,6 +31,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from cascade.dialects import nn
+from cascade.interpreter.constants import InterpretationError, constant_array
 from cascade.passes.planner.graph import OpInfo, TensorInfo
 from cascade.passes.planner.program import ProgramLike
 
@@ -109,23 +110,11 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
 
 def _constant_values(value: SSAValue) -> np.ndarray | None:
     owner = value.owner
-    if not isinstance(owner, ConstantOp):
+    if not isinstance(owner, ConstantOp) or not isinstance(owner.value, DenseIntOrFPElementsAttr):
         return None
-    attr = owner.value
-    if not isinstance(attr, DenseIntOrFPElementsAttr):
-        return None
-    element = attr.get_element_type()
-    if not isinstance(element, IntegerType) or element.width.data % 8:
-        return None
-    # Straight from the little-endian bytes: `get_values()` builds a Python int per element,
-    # seconds for an ImageNet model's weights.
-    data = np.frombuffer(attr.data.data, dtype=np.dtype(f"<i{element.width.data // 8}"))
-    shape = _shape(value)
-    if data.size == 1 and int(np.prod(shape)) != 1:  # a splat
-        return np.full(shape, data[0], dtype=np.int64)
     try:
-        return data.reshape(shape).astype(np.int64)
-    except ValueError:
+        return constant_array(owner.value).astype(np.int64)
+    except (InterpretationError, TypeError, ValueError):  # float, odd-width or misshapen data
         return None
 
 

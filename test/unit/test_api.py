@@ -17,7 +17,7 @@ import pytest
 
 from cascade.api import CompileError, compile
 from cascade.frontends.tflite_writer import ModelBuilder, options
-from cascade.frontends.tosa import find_tool, tflite_to_tosa
+from cascade.frontends.tosa import tflite_to_tosa, tosa_tools_available
 
 if os.environ.get("CASCADE_REQUIRE_INTEROP") == "1":
     # As in test/lit.cfg: CI must not pass by skipping the upstream-embedding test.
@@ -30,16 +30,7 @@ ACCELERATOR = "accelerator=ethos-u55-128"
 PIPELINE = f"legalize-tosa,cascade-plan{{{ACCELERATOR}}},rolling-buffer,allocate-memory{{{ACCELERATOR}}}"
 
 
-def _converter_available() -> bool:
-    try:
-        find_tool("TOSA_CONVERTER", "tosa-converter-for-tflite")
-        find_tool("TOSA_OPT", "tosa-opt")
-    except Exception:
-        return False
-    return True
-
-
-CONVERTER = _converter_available()
+CONVERTER = tosa_tools_available()
 if not CONVERTER and os.environ.get("CASCADE_REQUIRE_INTEROP") == "1":
     raise RuntimeError("CASCADE_REQUIRE_INTEROP=1 but tosa-converter-for-tflite or tosa-opt is missing")
 requires_converter = pytest.mark.skipif(not CONVERTER, reason="needs tosa-converter-for-tflite, tosa-opt")

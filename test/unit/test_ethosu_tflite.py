@@ -28,7 +28,6 @@ from cascade.ethos_u.tflite_output import TFLiteOutputError, lowered_tflite
 from cascade.frontends.loader import load_module
 from cascade.frontends.tflite_writer import ModelBuilder, options
 from cascade.passes.ethosu_pipeline import EthosUPipelinePass
-from cascade.passes.lower_to_ethosu import flash_image
 from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR, arg_placement
 
 MODELS = Path(__file__).parents[1] / "models"
@@ -226,7 +225,7 @@ def test_sizes_and_offsets_follow_the_memory_map(model: str, accelerator: str) -
     (op,) = info.custom_ops()
     (stream,) = _streams(module)
     assert info.tensors[op.inputs[2]].shape == (function.attributes[ALLOCATED_PEAK_ATTR].value.data,)
-    assert info.tensors[op.inputs[1]].data == flash_image(stream)
+    assert info.tensors[op.inputs[1]].data == stream.flash_image()
     offsets = info.offline_offsets()
     names = [t.name for t in info.tensors]
     # Every placed value of the IR sits at its placement.

@@ -23,7 +23,7 @@ from cascade.frontends.loader import load_module
 from cascade.interpreter.nn import input_types, run_program
 from cascade.passes.allocate_memory import AllocateMemoryPass
 from cascade.passes.cascade_plan import CascadePlanPass
-from cascade.passes.lower_to_ethosu import LowerToEthosUPass, flash_image, run_lowered
+from cascade.passes.lower_to_ethosu import LowerToEthosUPass, run_lowered
 from cascade.passes.rolling_buffer import RollingBufferPass
 
 MODELS = Path(__file__).parents[1] / "models"
@@ -145,7 +145,7 @@ def test_cpu_operators_read_npu_results_through_placed_loads() -> None:
     assert ops[fc].operands[0] is ops[load].results[0]
     assert "cascade.placement" in ops[load].attributes
     # Constants: region 0 is the stream's own flash image; every range lies inside it.
-    image = flash_image(ops[stream])
+    image = ops[stream].flash_image()
     ranges = [
         attr
         for command in ops[stream].commands
