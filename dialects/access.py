@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from math import floor
 
 
@@ -96,7 +97,23 @@ class AccessRelation:
     def output_rank(self) -> int:
         return len(self.matrix[0]) if self.matrix else 0
 
+    @cached_property
+    def _integral_terms(self) -> tuple[tuple[tuple[int, int], ...], ...] | None:
+        """Each row's non-zero (output axis, coefficient) pairs when every coefficient and offset
+        is an integer, the common case (no upscaling); None otherwise."""
+        numbers = [m for row in self.matrix for m in row] + [*self.first_offset, *self.last_offset]
+        if not all(type(n) is int for n in numbers):
+            return None
+        return tuple(tuple((j, m) for j, m in enumerate(row) if m) for row in self.matrix)
+
     def map_point(self, point: Sequence[int], offsets: Sequence[Rational]) -> tuple[int, ...]:
+        terms = self._integral_terms
+        if terms is not None and len(point) == self.output_rank and all(type(o) is int for o in offsets):
+            # Exact integers need no floor; the planner maps millions of points.
+            return tuple(
+                sum(m * point[j] for j, m in row) + off  # type: ignore[misc]
+                for row, off in zip(terms, offsets, strict=True)
+            )
         return tuple(
             floor(sum((m * p for m, p in zip(row, point, strict=True)), Fraction(0)) + off)
             for row, off in zip(self.matrix, offsets, strict=True)

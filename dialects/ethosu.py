@@ -427,7 +427,12 @@ class _IntTupleAttr(ParametrizedAttribute):
         super().__init__(DenseArrayBase.from_list(i64, [int(v) for v in values]))
 
     def as_tuple(self) -> tuple[int, ...]:
-        return self.values.get_values()
+        # Unpacking the i64 array costs a struct call; the lowering asks millions of times.
+        cached = self.__dict__.get("_as_tuple")
+        if cached is None:
+            cached = self.values.get_values()
+            self.__dict__["_as_tuple"] = cached  # a frozen dataclass: bypass its __setattr__
+        return cached
 
     def verify(self) -> None:
         if len(self.values) != len(self.FIELDS):

@@ -18,6 +18,9 @@ only exposes through a private method, are kept here and checked against Vela by
 from __future__ import annotations
 
 import configparser
+import contextlib
+import io
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -143,6 +146,21 @@ def accelerator(name: str) -> AcceleratorConfig:
         axi_bytes_per_cycle=16 if name.startswith("ethos-u65") else 8,
         npu_accelerator=npu_accelerator,
     )
+
+
+_VELA_ARCH_LOCK = threading.Lock()
+
+
+def vela_default_arch(name: str) -> ArchitectureFeatures:
+    """Vela's default `ArchitectureFeatures` for accelerator `name`, which its API functions use.
+
+    Vela prints "No configuration file specified" warnings on stdout the first time it builds
+    one; build it here first, with stdout silenced, so the warnings never reach our output.
+    """
+    from ethosu.vela.architecture_features import create_default_arch
+
+    with _VELA_ARCH_LOCK, contextlib.redirect_stdout(io.StringIO()):
+        return create_default_arch(Accelerator(name))
 
 
 # --------------------------------------------------------------------------- #

@@ -397,6 +397,9 @@ def block_configs(npu_op: ethosu.EthosUCommand, accelerator: str) -> list[tuple[
     """`npu_find_block_configs` for a command (its weights are not needed)."""
     from ethosu.vela import api
 
+    from cascade.ethos_u.arch import vela_default_arch
+
+    vela_default_arch(accelerator)
     vela_op = npu_op.to_vela()
     vela_op.weights, vela_op.biases = [], []
     found = api.npu_find_block_configs(vela_op, api.NpuAccelerator[ethosu.ACCELERATORS[accelerator]])

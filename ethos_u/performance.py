@@ -26,35 +26,14 @@ All shapes are (height, width, depth) tuples of the OFM/IFM region processed.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
 
 import numpy as np
-from ethosu.vela.api import (
-    NpuActivation,
-    NpuActivationOp,
-    NpuBlockTraversal,
-    NpuConv2DOperation,
-    NpuConvDepthWiseOperation,
-    NpuDataType,
-    NpuElementWiseOp,
-    NpuElementWiseOperation,
-    NpuFeatureMap,
-    NpuKernel,
-    NpuLayout,
-    NpuPoolingOp,
-    NpuPoolingOperation,
-    NpuQuantization,
-    NpuResamplingMode,
-    NpuShape3D,
-    npu_find_block_configs,
-)
+from ethosu.vela.architecture_features import SHRAMElements
 
 from cascade.ethos_u.arch import AcceleratorConfig, Memory
 
@@ -311,191 +290,108 @@ def _is_equal_depth(op: NpuOp) -> bool:
     return op.kind in (NpuKind.ELEMENTWISE, NpuKind.DEPTHWISE, NpuKind.POOLING)
 
 
-def _feature_map(shape: Shape, bits: int, layout: Layout) -> NpuFeatureMap:
-    fm = NpuFeatureMap()
-    fm.data_type = {8: NpuDataType.INT8, 16: NpuDataType.INT16, 32: NpuDataType.INT32}[bits]
-    fm.shape = NpuShape3D(*shape)
-    fm.quantization = NpuQuantization(1.0, 0)
-    fm.layout = NpuLayout.NHCWB16 if layout is Layout.NHCWB16 else NpuLayout.NHWC
-    return fm
+# Vela's SHRAM layout (`architecture_allocator`): two banks stay reserved for the output unit,
+# and the two last banks of configs with more than 16 hold the LUT whether or not one is used.
+_RESERVED_OUTPUT_BANKS = 2
 
 
-_ELEMENTWISE_OPS = {
-    "add": NpuElementWiseOp.ADD,
-    "sub": NpuElementWiseOp.SUB,
-    "mul": NpuElementWiseOp.MUL,
-    "min": NpuElementWiseOp.MIN,
-    "max": NpuElementWiseOp.MAX,
-    "abs": NpuElementWiseOp.ABS,
-    "lrelu": NpuElementWiseOp.LRELU,
-    "clz": NpuElementWiseOp.CLZ,
-    "shr": NpuElementWiseOp.SHR,
-    "shl": NpuElementWiseOp.SHL,
-}
+def _searched_grid(op: NpuOp, accel: AcceleratorConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The blocks (h, w, d) Vela's scheduler considers for `op`, sorted by depth, height, width.
 
-
-def _vela_operation(
-    op: NpuOp, traversal: Traversal
-) -> NpuConv2DOperation | NpuConvDepthWiseOperation | NpuPoolingOperation | NpuElementWiseOperation:
-    """The op as an `NpuOperation` of Vela's API, just enough for `npu_find_block_configs`."""
-    npu_op: NpuConv2DOperation | NpuConvDepthWiseOperation | NpuPoolingOperation | NpuElementWiseOperation
-    if op.kind in (NpuKind.CONV2D, NpuKind.VECTOR_PRODUCT):
-        npu_op = NpuConv2DOperation()
-        npu_op.block_traversal = (
-            NpuBlockTraversal.PART_KERNEL_FIRST if traversal is Traversal.PART_KERNEL else NpuBlockTraversal.DEPTH_FIRST
-        )
-    elif op.kind is NpuKind.DEPTHWISE:
-        npu_op = NpuConvDepthWiseOperation()
-    elif op.kind is NpuKind.POOLING:
-        npu_op = NpuPoolingOperation(NpuPoolingOp.MAX if op.sub_kind == "max" else NpuPoolingOp.AVERAGE)
-    elif op.kind is NpuKind.REDUCE_SUM:
-        npu_op = NpuPoolingOperation(NpuPoolingOp.REDUCE_SUM)
-    else:
-        npu_op = NpuElementWiseOperation(_ELEMENTWISE_OPS.get(op.sub_kind, NpuElementWiseOp.ADD))
-        if op.ifm2 is not None:
-            if _volume(op.ifm2) == 1:
-                npu_op.ifm2_scalar = 0
-            else:
-                npu_op.ifm2 = _feature_map(op.ifm2, op.ifm_bits, op.ifm2_layout)
-    npu_op.ifm = _feature_map(op.ifm, op.ifm_bits, op.ifm_layout)
-    npu_op.ofm = _feature_map(op.ofm, op.ofm_bits, op.ofm_layout)
-    if not op.rescaled:
-        npu_op.ofm.quantization = None
-    npu_op.kernel = NpuKernel(
-        op.kernel.width,
-        op.kernel.height,
-        op.kernel.stride_x,
-        op.kernel.stride_y,
-        op.kernel.dilation_x,
-        op.kernel.dilation_y,
-    )
-    if op.upscale > 1:
-        npu_op.ifm_upscale = NpuResamplingMode.NEAREST
-    if op.activation is Activation.LUT:
-        npu_op.activation = NpuActivation(NpuActivationOp.TABLE_LOOKUP)
-    return npu_op
-
-
-_VELA_ARCH_LOCK = threading.Lock()
-
-
-def vela_default_arch(accel: AcceleratorConfig) -> object:
-    """Vela's default `ArchitectureFeatures` for `accel`, which its API functions use.
-
-    Vela prints "No configuration file specified" warnings on stdout the first time it builds
-    one; build it here once, with stdout silenced, so the warnings never reach our output.
+    Heights and widths step by the micro-block up to the OFM (rounded up to the micro-block);
+    an upscaled IFM needs blocks of at least 2x2, so it steps by 2. A depth short of the whole
+    OFM must be a multiple of 16: for 24 channels on an 8-deep micro-block, 16 and 24.
     """
-    from ethosu.vela.architecture_features import Accelerator as VelaAccelerator
-    from ethosu.vela.architecture_features import create_default_arch
+    ublock = accel.ofm_ublock
+    step_h = ublock.height if op.upscale == 1 else max(ublock.height, 2)
+    step_w = ublock.width if op.upscale == 1 else max(ublock.width, 2)
+    max_h = _round_up(min(op.ofm[0], accel.ofm_block_max.height), ublock.height)
+    max_w = _round_up(min(op.ofm[1], accel.ofm_block_max.width), ublock.width)
+    max_c = min(accel.ofm_block_max.depth, op.ofm[2])
+    steps = range(ublock.depth, max_c + ublock.depth, ublock.depth)
+    depths = [c for c in steps if c >= max_c or c % OFM_SPLIT_DEPTH == 0]
+    grid = np.meshgrid(
+        np.array(depths, dtype=np.int64),
+        np.arange(step_h, max_h + 1, step_h, dtype=np.int64),
+        np.arange(step_w, max_w + 1, step_w, dtype=np.int64),
+        indexing="ij",
+    )
+    depth, height, width = (axis.ravel() for axis in grid)
+    return height, width, depth
 
-    with _VELA_ARCH_LOCK, contextlib.redirect_stdout(io.StringIO()):
-        return create_default_arch(VelaAccelerator(accel.name))
+
+def _ifm_blocks(
+    op: NpuOp, height: np.ndarray, width: np.ndarray, depth: np.ndarray, accel: AcceleratorConfig, traversal: Traversal
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`ifm_block_for` of many OFM blocks at once."""
+    dil_h, dil_w = op.kernel.dilated
+    nearest = 1 if op.upscale > 1 else 0
+    ifm_h = _required_input(height, op.kernel.stride_y, min(dil_h, SUBKERNEL_MAX), op.upscale, nearest)  # type: ignore[arg-type]
+    ifm_w = _required_input(width, op.kernel.stride_x, min(dil_w, SUBKERNEL_MAX), op.upscale, nearest)  # type: ignore[arg-type]
+    ifm_d = depth if _is_equal_depth(op) else np.full_like(depth, ifm_block_for(op, (1, 1, 1), accel, traversal)[2])
+    return _round_up(ifm_h, accel.ofm_ublock.height), _round_up(ifm_w, accel.ofm_ublock.width), ifm_d  # type: ignore[arg-type]
+
+
+def _fits_shram(
+    op: NpuOp,
+    height: np.ndarray,
+    width: np.ndarray,
+    depth: np.ndarray,
+    accel: AcceleratorConfig,
+    traversal: Traversal,
+) -> np.ndarray:
+    """Which blocks fit the SHRAM with the IFM they need, by Vela's bank arithmetic.
+
+    The IFM is double-buffered: a 6x10x32 int8 IFM block is 1,920 bytes, 2 banks, 4 with the
+    second buffer, rounded up to the IFM granule. Convolutions also need accumulators (32 or
+    40 bits per element, depth rounded to 8, double-buffered, rounded to the accumulator
+    granule); they take banks from the top, below the LUT. Elementwise ops have no
+    accumulators but a second IFM unless it is a scalar.
+    """
+    ifm_h, ifm_w, ifm_d = _ifm_blocks(op, height, width, depth, accel, traversal)
+    elementwise = op.kind is NpuKind.ELEMENTWISE
+    bits = op.ifm_bits
+    ifm_kind = {8: SHRAMElements.IFM8, 16: SHRAMElements.IFM16, 32: SHRAMElements.IFM32}[bits]
+    if elementwise and bits != 32:
+        ifm_kind = SHRAMElements.IFM8_Elementwise if bits == 8 else SHRAMElements.IFM16_Elementwise
+    bank = accel.shram_bank_bytes
+    ifm_bytes = ifm_h * ifm_w * _round_up(ifm_d * bits // 8, 8)  # type: ignore[arg-type]
+    ifm_banks = _round_up(_ceil_div(ifm_bytes, bank) * 2, accel.shram_granules[ifm_kind])
+    lut_banks = max(2 if op.activation is Activation.LUT else 0, 2 if accel.shram_banks > 16 else 0)
+    free_top = accel.shram_banks - lut_banks
+    ifm_end = _RESERVED_OUTPUT_BANKS + ifm_banks
+    if elementwise:
+        scalar = op.ifm2 is not None and _volume(op.ifm2) == 1
+        return ifm_end + (0 if scalar else ifm_banks) <= free_top
+    accumulator_bits = _accumulator_bits(op)
+    acc_kind = SHRAMElements.Acc40 if accumulator_bits == 40 else SHRAMElements.Acc32
+    # A 1-row 1xN convolution on a 2-high micro-block accumulates one row only (Vela's
+    # `fit_block_for_ofm`).
+    one_row = op.ofm[0] == 1 and op.kernel.height == 1 and accel.ofm_ublock.height == 2
+    acc_height = np.minimum(height, 1) if one_row else height
+    acc_bytes = acc_height * width * _round_up(depth, 8) * accumulator_bits // 8  # type: ignore[arg-type]
+    acc_banks = _round_up(_ceil_div(acc_bytes, bank) * 2, accel.shram_granules[acc_kind])  # type: ignore[arg-type]
+    return ifm_end <= free_top - acc_banks
+
+
+def _accumulator_bits(op: NpuOp) -> int:
+    """40-bit accumulators for rescaled 16-bit inputs (except pooling), else 32."""
+    return 40 if op.ifm_bits == 16 and op.kind is not NpuKind.POOLING and op.rescaled else 32
 
 
 def valid_block_configs(op: NpuOp, accel: AcceleratorConfig, traversal: Traversal) -> tuple[Shape, ...]:
-    """OFM blocks (h, w, c) that fit the SHRAM for `op`, as Vela's `npu_find_block_configs` says.
+    """OFM blocks (h, w, d) that fit the SHRAM for `op`, sorted by depth, height and width.
 
-    Whether a block fits does not depend on how many rows the OFM has (only a 1-row OFM is
-    special), so every stripe height of an operator shares one search over all block heights.
+    These are the blocks Vela's `npu_find_block_configs` accepts, plus the odd heights and
+    widths it skips on configs whose micro-block is 1 high or wide (U55-32/64/128): Vela 5.2.0
+    compares the register-level resampling enum with the API enum, never equal, so it steps
+    by 2 as if the IFM were upscaled, and drops the 3x14x48 block its own scheduler uses for a
+    14x14x384 1x1 conv on U55-128. The fit test is Vela's SHRAM bank arithmetic, done for all
+    blocks at once; a unit test checks it against Vela's `try_block_config`.
     """
-    ofm_h = op.ofm[0]
-    tall = ofm_h > 1
-    query = NpuOp(
-        kind=op.kind,
-        ifm=(accel.ofm_block_max.height if tall else op.ifm[0], op.ifm[1], op.ifm[2]),
-        ofm=(accel.ofm_block_max.height if tall else 1, op.ofm[1], op.ofm[2]),
-        kernel=op.kernel,
-        ifm2=op.ifm2 if op.ifm2 is None or not tall else (accel.ofm_block_max.height, *op.ifm2[1:]),
-        sub_kind=op.sub_kind,
-        activation=op.activation,
-        ifm_bits=op.ifm_bits,
-        ofm_bits=op.ofm_bits,
-        upscale=op.upscale,
-        rescaled=op.rescaled,
-    )
-    max_h = _round_up(min(ofm_h, accel.ofm_block_max.height), accel.ofm_ublock.height)
-    return tuple(b for b in _valid_block_configs(query, accel, traversal) if b[0] <= max_h)
-
-
-@lru_cache(maxsize=4096)
-def _valid_block_configs(op: NpuOp, accel: AcceleratorConfig, traversal: Traversal) -> tuple[Shape, ...]:
-    """`valid_block_configs` for one (normalised) operation: the Vela search itself.
-
-    Vela 5.2.0's `npu_find_block_configs` compares the register-level resampling enum with the
-    API enum, never equal, so it searches heights and widths in steps of 2 as if the IFM were
-    upscaled. On configs whose micro-block is 1 high or wide (U55-32/64/128) that drops every
-    odd height (and width) that Vela's own scheduler uses: 3x14x48 for a 14x14x384 1x1 conv on
-    U55-128, or 1x2x8 for a 1x1 OFM. We add them back, checked by the same SHRAM allocator
-    (`try_block_config`) the API calls.
-    """
-    npu_op = _vela_operation(op, traversal)
-    vela_default_arch(accel)
-    blocks = {(b.height, b.width, b.depth) for b in npu_find_block_configs(npu_op, accel.npu_accelerator)}
-    if op.upscale == 1 and (accel.ofm_ublock.height == 1 or accel.ofm_ublock.width == 1):
-        blocks |= _odd_blocks(npu_op, op, accel, traversal)
-    # The same bug lets a 2-high block through for a 1-high OFM; keep blocks within the OFM
-    # rounded up to the micro-block, the space Vela's scheduler searches.
-    max_h = _round_up(min(op.ofm[0], accel.ofm_block_max.height), accel.ofm_ublock.height)
-    max_w = _round_up(min(op.ofm[1], accel.ofm_block_max.width), accel.ofm_ublock.width)
-    blocks = {b for b in blocks if b[0] <= max_h and b[1] <= max_w}
-    return tuple(sorted(blocks, key=lambda b: (b[2], b[0], b[1])))
-
-
-def _odd_blocks(npu_op: object, op: NpuOp, accel: AcceleratorConfig, traversal: Traversal) -> set[Shape]:
-    """The odd-height and odd-width blocks `npu_find_block_configs` skips, that fit the SHRAM."""
-    from ethosu.vela.architecture_allocator import try_block_config
-    from ethosu.vela.architecture_features import Block
-    from ethosu.vela.ethos_u55_regs.ethos_u55_regs import resampling_mode
-    from ethosu.vela.operation import NpuBlockType
-    from ethosu.vela.register_command_stream_util import to_kernel
-
-    arch = vela_default_arch(accel)
-    block_type = {
-        NpuKind.CONV2D: NpuBlockType.ConvolutionMxN,
-        NpuKind.VECTOR_PRODUCT: NpuBlockType.ConvolutionMxN,
-        NpuKind.DEPTHWISE: NpuBlockType.ConvolutionDepthWise,
-        NpuKind.POOLING: NpuBlockType.Pooling,
-        NpuKind.REDUCE_SUM: NpuBlockType.ReduceSum,
-        NpuKind.ELEMENTWISE: NpuBlockType.ElementWise,
-    }[op.kind]
-    ifm = Block(op.ifm[1], op.ifm[0], op.ifm[2])
-    ifm2 = Block(op.ifm2[1], op.ifm2[0], op.ifm2[2]) if op.ifm2 is not None and _volume(op.ifm2) > 1 else None
-    ofm = Block(op.ofm[1], op.ofm[0], op.ofm[2])
-    uses_scalar = op.ifm2 is not None and _volume(op.ifm2) == 1
-    kernel = to_kernel(npu_op.kernel)  # type: ignore[attr-defined]
-    lut_banks = 2 if op.activation is Activation.LUT else 0
-    max_h = min(accel.ofm_block_max.height, op.ofm[0])
-    max_w = min(accel.ofm_block_max.width, op.ofm[1])
-    max_c = min(accel.ofm_block_max.depth, op.ofm[2])
-    ublock = accel.ofm_ublock
-    heights = range(ublock.height, max_h + ublock.height, ublock.height)
-    widths = range(ublock.width, max_w + ublock.width, ublock.width)
-    found: set[Shape] = set()
-    for depth in range(ublock.depth, max_c + ublock.depth, ublock.depth):
-        if depth < max_c and depth % OFM_SPLIT_DEPTH:
-            continue
-        for height in heights:
-            for width in widths:
-                if height % 2 == 0 and width % 2 == 0:
-                    continue  # the API already tried these
-                config = try_block_config(
-                    Block(width, height, depth),
-                    arch,
-                    block_type,
-                    ofm,
-                    ifm,
-                    ifm2,
-                    uses_scalar,
-                    op.ifm_bits,
-                    traversal is Traversal.PART_KERNEL,
-                    kernel,
-                    lut_banks,
-                    op.rescaled,
-                    resampling_mode.NONE,
-                )
-                if config:
-                    found.add((height, width, depth))
-    return found
+    height, width, depth = _searched_grid(op, accel)
+    fits = _fits_shram(op, height, width, depth, accel, traversal)
+    return tuple(zip(height[fits].tolist(), width[fits].tolist(), depth[fits].tolist(), strict=True))
 
 
 def _block_search_key(op: NpuOp) -> NpuOp:
@@ -533,52 +429,67 @@ def select_block_config(op: NpuOp, accel: AcceleratorConfig) -> BlockConfig:
 @lru_cache(maxsize=4096)
 def _select_block_config(op: NpuOp, accel: AcceleratorConfig) -> BlockConfig:
     traversal = choose_traversal(op)
-    depths = set(_searched_depths(op.ofm[2], accel))
-    candidates = [block for block in valid_block_configs(op, accel, traversal) if block[2] in depths]
-    if not candidates:
+    height, width, depth = _searched_grid(op, accel)
+    searched = np.isin(depth, _searched_depths(op.ofm[2], accel))
+    searched &= _fits_shram(op, height, width, depth, accel, traversal)
+    if not searched.any():
         raise ValueError(f"no block config fits the SHRAM for {op}")
+    height, width, depth = height[searched], width[searched], depth[searched]
+    ifm_h, ifm_w, ifm_d = _ifm_blocks(op, height, width, depth, accel, traversal)
+    cost = _fetch_costs(op, (height, width, depth), (ifm_h, ifm_w, ifm_d))
+    # Vela scans the blocks in order keeping the first cheapest; a later block of equal cost
+    # replaces it only if it is at most 4x4 and covers at least as much of the IFM.
+    ties = np.flatnonzero(cost == cost.min())
+    best = int(ties[0])
+    small = [int(i) for i in ties[1:] if height[i] <= 4 and width[i] <= 4]
+    if small:
+        ifm_shape = _larger_ifm(op)
+        f32 = np.float32
+        covered = np.minimum(ifm_h[small], ifm_shape[0]) * np.minimum(ifm_w[small], ifm_shape[1])
+        coverage = f32(ifm_shape[0] * ifm_shape[1]) / np.maximum(covered, 1).astype(f32)
+        best = small[int(np.flatnonzero(coverage == coverage.min())[-1])]
+    ofm_block = (int(height[best]), int(width[best]), int(depth[best]))
+    ifm_block = (int(ifm_h[best]), int(ifm_w[best]), int(ifm_d[best]))
+    return BlockConfig(ofm_block, ifm_block, traversal, _accumulator_bits(op))
+
+
+def _larger_ifm(op: NpuOp) -> Shape:
+    """The IFM, or the second IFM of an elementwise op when it has more elements."""
+    return op.ifm if op.ifm2 is None or _volume(op.ifm) >= _volume(op.ifm2) else op.ifm2
+
+
+Blocks = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""Many blocks as three arrays: heights, widths, depths."""
+
+
+def _fetch_costs(op: NpuOp, ofm_blocks: Blocks, ifm_blocks: Blocks) -> np.ndarray:
+    """IFM and weight elements fetched per OFM element, for each block (see `select_block_config`).
+
+    Vela computes these costs in single precision; so do we, so that ties break the same way.
+    """
     f32 = np.float32
-    ifm_shape = op.ifm if op.ifm2 is None or _volume(op.ifm) >= _volume(op.ifm2) else op.ifm2
-    ifm_elements = _volume(ifm_shape)
-    ofm_elements = _volume(op.ofm)
-    dil_h, dil_w = op.kernel.dilated
-    ifm_repeats = _ceil_div(dil_w, SUBKERNEL_MAX) * _ceil_div(dil_h, SUBKERNEL_MAX)
-    has_weights = op.kind in (NpuKind.CONV2D, NpuKind.DEPTHWISE)
-    weight_fetch_wh = op.kernel.area if has_weights else 0
-    equal_depth = _is_equal_depth(op)
-    best: tuple[Shape, Shape] | None = None
-    best_cost = f32(np.inf)
-    best_coverage = f32(np.inf)
-    # Vela computes these costs in single precision; so do we, so that ties break the same way.
-    for block in candidates:
-        height, width, depth = block
-        ifm_block = ifm_block_for(op, block, accel, traversal)
-        full_blocks = _div_round_up(op.ofm, block)
-        ratio_h = f32(op.ofm[0]) / f32(height)
-        ratio_w = f32(op.ofm[1]) / f32(width)
-        ratio_c = f32(op.ofm[2]) / f32(depth)
-        weight_fetch = f32(weight_fetch_wh * ifm_shape[2] * full_blocks[0] * full_blocks[1])
+    height, width, depth = ofm_blocks
+    ifm_h, ifm_w, ifm_d = ifm_blocks
+    ifm_shape = _larger_ifm(op)
+    ofm_elements = f32(_volume(op.ofm))
+    if op.kind is NpuKind.ELEMENTWISE:
+        cost = ofm_elements / (height * width * depth).astype(f32)
+    else:
+        dil_h, dil_w = op.kernel.dilated
+        ifm_repeats = _ceil_div(dil_w, SUBKERNEL_MAX) * _ceil_div(dil_h, SUBKERNEL_MAX)
+        weight_fetch_wh = op.kernel.area if op.kind in (NpuKind.CONV2D, NpuKind.DEPTHWISE) else 0
+        full_h, full_w, full_d = (_ceil_div(op.ofm[axis], block) for axis, block in enumerate(ofm_blocks))  # type: ignore[arg-type]
+        ratio_h = f32(op.ofm[0]) / height.astype(f32)
+        ratio_w = f32(op.ofm[1]) / width.astype(f32)
+        weight_fetch = (weight_fetch_wh * ifm_shape[2] * full_h * full_w).astype(f32)
         if op.kind is not NpuKind.DEPTHWISE:
-            weight_fetch = weight_fetch * ratio_c * f32(depth)
-        ifm_fetch = f32(ifm_block[0] * ifm_block[1] * ifm_shape[2] * ifm_repeats) * ratio_w * ratio_h
-        if not equal_depth:
-            ifm_fetch = ifm_fetch * f32(full_blocks[2])
-        if op.kind is NpuKind.ELEMENTWISE:
-            cost = f32(ofm_elements) / f32(height * width * depth)
-        else:
-            cost = (ifm_fetch + weight_fetch) / f32(ofm_elements)
-        if ifm_elements < _volume(ifm_block) * 2:
-            cost = cost / f32(2)
-        if cost < best_cost:
-            best, best_cost, best_coverage = (block, ifm_block), cost, f32(np.inf)
-        elif cost == best_cost and height <= 4 and width <= 4:
-            covered = _min_shape(ifm_shape, ifm_block)
-            coverage = f32(ifm_shape[0] * ifm_shape[1]) / f32(max(covered[0] * covered[1], 1))
-            if coverage <= best_coverage:
-                best, best_coverage = (block, ifm_block), coverage
-    assert best is not None
-    accumulator_bits = 40 if op.ifm_bits == 16 and op.kind is not NpuKind.POOLING and op.rescaled else 32
-    return BlockConfig(best[0], best[1], traversal, accumulator_bits)
+            weight_fetch = weight_fetch * (f32(op.ofm[2]) / depth.astype(f32)) * depth.astype(f32)
+        ifm_fetch = (ifm_h * ifm_w * (ifm_shape[2] * ifm_repeats)).astype(f32) * ratio_w * ratio_h
+        if not _is_equal_depth(op):
+            ifm_fetch = ifm_fetch * full_d.astype(f32)
+        cost = (ifm_fetch + weight_fetch) / ofm_elements
+    whole_ifm_buffered = _volume(ifm_shape) < ifm_h * ifm_w * ifm_d * 2
+    return np.where(whole_ifm_buffered, cost / f32(2), cost)
 
 
 # --------------------------------------------------------------------------- #

@@ -337,9 +337,9 @@ class EthosUMachine:
 @lru_cache(maxsize=8)
 def shram_layout(accelerator: str) -> tuple[int, int]:
     """(SHRAM bytes, start of the LUT area) of an accelerator, from Vela's architecture."""
-    from ethosu.vela.architecture_features import Accelerator, create_default_arch
+    from cascade.ethos_u.arch import vela_default_arch
 
-    arch = create_default_arch(Accelerator[ethosu.ACCELERATORS[accelerator]])
+    arch = vela_default_arch(accelerator)
     return int(arch.shram_size_bytes), int(arch.shram_lut_address)
 
 
