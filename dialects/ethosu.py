@@ -29,6 +29,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from types import ModuleType
 from typing import TYPE_CHECKING, ClassVar, TypedDict, TypeVar
 
@@ -481,7 +482,14 @@ class Shape3DAttr(_IntTupleAttr):
 
 
 def _shape(value: Shape3DAttr | Sequence[int]) -> Shape3DAttr:
-    return value if isinstance(value, Shape3DAttr) else Shape3DAttr(*value)
+    return value if isinstance(value, Shape3DAttr) else _interned_shape(*(int(v) for v in value))
+
+
+@lru_cache(maxsize=8192)
+def _interned_shape(height: int, width: int, depth: int) -> Shape3DAttr:
+    """One (immutable) attribute per shape: a lowered network repeats a few hundred shapes in
+    tens of thousands of feature maps, and building an attribute is not cheap."""
+    return Shape3DAttr(height, width, depth)
 
 
 @irdl_attr_definition

@@ -473,8 +473,8 @@ def pick_block_config(
 
     The cost model's block may be missing from `candidates`: Vela 5.2.0's
     `npu_find_block_configs` skips odd heights and widths on U55-32/64/128 (see
-    `performance._valid_block_configs`), which its own scheduler uses and which the cost model
-    adds back after checking them with the same SHRAM allocator."""
+    `performance.valid_block_configs`), which its own scheduler uses and which the cost model
+    searches too, with the same SHRAM arithmetic."""
     if preferred is not None and (depth is None or preferred[2] == depth):
         return (preferred[0], preferred[1], preferred[2])
     pool = [b for b in candidates if depth is None or b[2] == depth]
