@@ -98,22 +98,16 @@ class AccessRelation:
         return len(self.matrix[0]) if self.matrix else 0
 
     @cached_property
-    def _integral_terms(self) -> tuple[tuple[tuple[int, int], ...], ...] | None:
-        """Each row's non-zero (output axis, coefficient) pairs when every coefficient and offset
-        is an integer, the common case (no upscaling); None otherwise."""
+    def _integral(self) -> tuple[tuple[tuple[tuple[int, int], ...], ...], tuple[int, ...], tuple[int, ...]] | None:
+        """When every coefficient and offset is a whole number (no upscaling, the common case):
+        each row's non-zero (output axis, coefficient) pairs and the offsets, as ints."""
         numbers = [m for row in self.matrix for m in row] + [*self.first_offset, *self.last_offset]
-        if not all(type(n) is int for n in numbers):
+        if any(not isinstance(n, int) and n.denominator != 1 for n in numbers):
             return None
-        return tuple(tuple((j, m) for j, m in enumerate(row) if m) for row in self.matrix)
+        terms = tuple(tuple((j, int(m)) for j, m in enumerate(row) if m) for row in self.matrix)
+        return terms, tuple(int(o) for o in self.first_offset), tuple(int(o) for o in self.last_offset)
 
     def map_point(self, point: Sequence[int], offsets: Sequence[Rational]) -> tuple[int, ...]:
-        terms = self._integral_terms
-        if terms is not None and len(point) == self.output_rank and all(type(o) is int for o in offsets):
-            # Exact integers need no floor; the planner maps millions of points.
-            return tuple(
-                sum(m * point[j] for j, m in row) + off  # type: ignore[misc]
-                for row, off in zip(terms, offsets, strict=True)
-            )
         return tuple(
             floor(sum((m * p for m, p in zip(row, point, strict=True)), Fraction(0)) + off)
             for row, off in zip(self.matrix, offsets, strict=True)
@@ -123,8 +117,16 @@ class AccessRelation:
         """The box read, including positions outside the operand (padding)."""
         if output.is_empty:
             return Region(tuple(0 for _ in self.matrix), tuple(0 for _ in self.matrix))
-        first = self.map_point(output.offset, self.first_offset)
-        last = self.map_point(output.last, self.last_offset)
+        integral = self._integral
+        if integral is None:
+            first = self.map_point(output.offset, self.first_offset)
+            last = self.map_point(output.last, self.last_offset)
+        else:
+            # Whole numbers need neither Fractions nor floor; the planner maps millions of boxes.
+            terms, first_offset, last_offset = integral
+            start, end = output.offset, output.last
+            first = tuple(sum(m * start[j] for j, m in row) + off for row, off in zip(terms, first_offset, strict=True))
+            last = tuple(sum(m * end[j] for j, m in row) + off for row, off in zip(terms, last_offset, strict=True))
         return Region(first, tuple(max(hi - lo + 1, 0) for lo, hi in zip(first, last, strict=True)))
 
     def input_region(self, output: Region, operand_shape: Sequence[int]) -> Region:

@@ -269,3 +269,41 @@ def test_transpose_conv_matches_brute_force(stride, kernel):
                 assert region.is_empty
                 continue
             assert (region.offset[1], region.last[1]) == (min(writers), max(writers))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.lists(st.integers(-3, 3), min_size=2, max_size=2),
+            st.integers(-4, 4),
+            st.integers(0, 6),
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    whole_fractions=st.booleans(),
+    offset=st.tuples(st.integers(-5, 5), st.integers(-5, 5)),
+    shape=st.tuples(st.integers(1, 6), st.integers(1, 6)),
+)
+def test_whole_number_relations_map_boxes_as_the_rational_formula_does(rows, whole_fractions, offset, shape):
+    # Relations whose coefficients and offsets are whole numbers (ints, or Fractions equal to
+    # ints) take an integer fast path; it must give what the floor-of-sum formula gives.
+    from fractions import Fraction
+
+    from cascade.dialects.access import AccessRelation
+
+    def number(value: int) -> int | Fraction:
+        return Fraction(value * 2, 2) if whole_fractions else value
+
+    relation = AccessRelation(
+        tuple(tuple(number(m) for m in row) for row, _, _ in rows),
+        tuple(number(first) for _, first, _ in rows),
+        tuple(number(first + extra) for _, first, extra in rows),
+    )
+    output = Region(offset, shape)
+    first = relation.map_point(output.offset, relation.first_offset)
+    last = relation.map_point(output.last, relation.last_offset)
+    expected = Region(first, tuple(max(hi - lo + 1, 0) for lo, hi in zip(first, last, strict=True)))
+    assert relation.unclipped_input_region(output) == expected
+    assert all(type(v) is int for v in (*relation.unclipped_input_region(output).offset,))
