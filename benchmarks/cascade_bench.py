@@ -304,7 +304,7 @@ def _display(path: Path) -> Path:
 
 def _plan_costs(result: Any, cost: Any) -> tuple[dict[str, int], int, list[dict[str, Any]]]:
     """Traffic (off-chip, SRAM) and NPU cycles of the plan per the cost model, and the cycles
-    of each operator as the search priced it (stripes pipelined, fill and drain once)."""
+    of each operator as the plan counts it (exact stripe boxes, pipelined, fill and drain once)."""
     from cascade.dialects.access import Region
     from cascade.ethos_u.cost_model import MemoryMap
     from cascade.ethos_u.lowering import UnsupportedOpError
@@ -315,7 +315,7 @@ def _plan_costs(result: Any, cost: Any) -> tuple[dict[str, int], int, list[dict[
     arch = model.arch
     sram = arch.staging_memory
     memories = MemoryMap(sram, sram, arch.const_memory)
-    pricer = Pricer(result.graph, cost)
+    pricer = Pricer(result.graph, cost, exact=True)
     traffic = {"flash": 0, "sram": 0}
     npu_cycles = 0
     per_op = []

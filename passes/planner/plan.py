@@ -1,8 +1,9 @@
 """The planner's entry point: from a program and a cost model to a chosen plan and its front.
 
 `plan_program` builds the candidate cascades (`search.Candidates`), computes the exact
-(peak, cycles) Pareto front of the partition DP (`search.PartitionDP`), makes every front plan
-concrete (`realize`: which weight copies are prefetched during the previous step, the cycles
+(peak, cycles) Pareto front of the partition DP (`search.PartitionDP`), recounts every front
+plan's cycles on its exact stripe boxes (`Candidates.exact_path`), makes it concrete
+(`realize`: which weight copies are prefetched during the previous step, the cycles
 that follow, the buffers placed by `memory.plan_buffers` and `placement.place`), re-culls the
 front on placed peaks and realized cycles, and picks one:
 
@@ -194,6 +195,7 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
     dp = PartitionDP(graph.size, edges)
     realized = []
     for path in dp.pareto_front():
+        path = candidates.exact_path(path)
         entry = realize(graph, path, cost, options.sram_budget or 0)
         if options.sram_budget is not None and entry.placement.peak > options.sram_budget:
             entry = realize(graph, path, cost)  # prefetch up to the budget fragmented too much
@@ -213,7 +215,8 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
     stats = {
         "candidate_cascades": len(edges),
         "evaluated_points": candidates.evaluated,
-        "cost_model_calls": candidates.pricer.calls,
+        "cost_model_calls": candidates.pricer.calls
+        + (candidates.exact_pricer.calls if candidates.exact_pricer is not candidates.pricer else 0),
         "front_size": len(front),
     }
     return PlanResult(graph, cascades, buffers, placement, lower_bound, front, time.perf_counter() - started, stats)
