@@ -418,3 +418,17 @@ def system_config_names(config_file: str | None = None) -> Sequence[str]:
 
 def memory_mode_names(config_file: str | None = None) -> Sequence[str]:
     return sorted(read_vela_ini(config_file).memory_modes)
+
+
+def unknown_config_name(
+    accelerator: str, system_config: str | None = None, memory_mode: str | None = None
+) -> str | None:
+    """Why the first unknown name among these is unknown, listing the valid ones; None if all are
+    known (None for a system config or memory mode means Vela's default)."""
+    if accelerator not in ACCELERATOR_NAMES:
+        return f"unknown accelerator '{accelerator}'; expected one of: {', '.join(ACCELERATOR_NAMES)}"
+    if system_config is not None and system_config not in system_config_names():
+        return f"unknown system config '{system_config}'; expected one of: {', '.join(system_config_names())}"
+    if memory_mode is not None and memory_mode not in memory_mode_names():
+        return f"unknown memory mode '{memory_mode}'; expected one of: {', '.join(memory_mode_names())}"
+    return None

@@ -128,6 +128,11 @@ class EthosUCostModel:
         memories = MemoryMap(sram, sram, self.arch.const_memory)
         return self.region_cost(op, output, memories, weights_in_sram).total_cycles
 
+    def sram_capacity(self) -> int:
+        """The SRAM the memory mode gives the plan: `arena_cache_size` (384 KiB in U65's default
+        Dedicated_Sram_384KB), or the whole address space when the mode sets none, as in Vela."""
+        return self.arch.staging_limit
+
     def pipelined_stripe_cycles(self, op: OpInfo, output: Region, weights_in_sram: bool) -> int:
         """Cycles of `output` as one of many stripes of `op` in a cascade: as `stripe_cycles`
         without the first IFM fetch, the last OFM write and the pipeline fill and drain, which

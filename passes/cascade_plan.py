@@ -102,7 +102,11 @@ class CascadePlanPass(ModulePass):
     accelerator name), `objective` (`min-sram` or `min-cycles`; default: the fastest plan under
     the budget, or without one the smallest peak within 5 % of the fastest cycles), `striping`
     (`none`, `h` rows, `hw` rows and columns), `rolling-axes` (`hw`, or `h`: intermediates roll
-    along rows only, for lower-to-ethosu), `report` (path of a JSON report).
+    along rows only, for lower-to-ethosu), `system-config` and `memory-mode` (Vela's names; by
+    default Vela's for the accelerator), `report` (path of a JSON report).
+
+    Every plan fits the SRAM the memory mode provides (`arena_cache_size`: 384 KiB in U65's
+    default Dedicated_Sram_384KB; unlimited in U55's Shared_Sram), budget or not.
     """
 
     name = "cascade-plan"
@@ -112,9 +116,16 @@ class CascadePlanPass(ModulePass):
     objective: str | None = None
     striping: str = "hw"
     rolling_axes: str = "hw"
+    system_config: str | None = None
+    memory_mode: str | None = None
     report: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from cascade.ethos_u.arch import unknown_config_name
+
+        problem = unknown_config_name(self.accelerator, self.system_config, self.memory_mode)
+        if problem is not None:
+            raise DiagnosticException(f"{self.name}: {problem}")
         options = PlanOptions(
             sram_budget=self.sram_budget,
             objective=self.objective,
@@ -138,12 +149,19 @@ class CascadePlanPass(ModulePass):
                 check_tensor_sizes(scheduled.program)
             except ValueError as error:
                 raise DiagnosticException(f"{self.name}: @{function.sym_name.data}: {error}") from None
-            cost = planner_cost_model(self.accelerator, scheduled.program)
+            cost = planner_cost_model(
+                self.accelerator, scheduled.program, self.name, self.system_config, self.memory_mode
+            )
             try:
                 with _search_progress(function.sym_name.data):
                     result = plan_program(scheduled.program, cost, options)
             except PlanningError as error:
                 message = _with_sources(str(error), scheduled.program)
+                arch = getattr(getattr(cost, "inner", None), "arch", None)
+                if arch is not None:
+                    message = message.replace(
+                        "the target's SRAM", f"the SRAM of memory mode {arch.mode.name} (arena_cache_size)"
+                    )
                 raise DiagnosticException(f"{self.name}: @{function.sym_name.data}: {message}") from None
             emit_plan(function, scheduled.nn_ops, result)
             reports[function.sym_name.data] = result.report()
@@ -239,6 +257,10 @@ class _CpuTolerantCost:
     def buffer_bytes(self, tensor: TensorInfo, region_shape: tuple[int, ...]) -> int:
         return self.inner.buffer_bytes(tensor, region_shape)
 
+    def sram_capacity(self) -> int | None:
+        capacity = getattr(self.inner, "sram_capacity", None)
+        return None if capacity is None else int(capacity())
+
     def can_cascade(self, op: OpInfo) -> bool:
         can_cascade = getattr(self.inner, "can_cascade", None)
         return True if can_cascade is None else bool(can_cascade(op))
@@ -253,16 +275,23 @@ class _CpuTolerantCost:
             return 0
 
 
-def planner_cost_model(accelerator: str, program: ProgramInfo, pass_name: str = "cascade-plan") -> CostModel:
-    """The Ethos-U cost model of `accelerator` for `program` (layouts chosen as Vela does);
-    an unknown accelerator is a diagnostic of `pass_name`."""
+def planner_cost_model(
+    accelerator: str,
+    program: ProgramInfo,
+    pass_name: str = "cascade-plan",
+    system_config: str | None = None,
+    memory_mode: str | None = None,
+) -> CostModel:
+    """The Ethos-U cost model of `accelerator` in `system_config` and `memory_mode` (None: Vela's
+    defaults for the accelerator) for `program` (layouts chosen as Vela does); an unknown name
+    is a diagnostic of `pass_name`."""
     from cascade.ethos_u.arch import ArchConfigError, arch_config
     from cascade.ethos_u.cost_model import EthosUCostModel
     from cascade.ethos_u.estimate import choose_layouts
     from cascade.ethos_u.lowering import UnsupportedOpError
 
     try:
-        arch = arch_config(accelerator)
+        arch = arch_config(accelerator, system_config, memory_mode)
     except (ArchConfigError, KeyError, ValueError) as error:
         # An ArchConfigError already names the accelerator and lists the valid ones.
         reason = str(error) if isinstance(error, ArchConfigError) else f"unknown accelerator '{accelerator}': {error}"

@@ -37,23 +37,11 @@ class EthosUPipelinePass(ModulePass):
 
     def check_names(self) -> None:
         """Reject unknown accelerator, system config and memory mode names before any work."""
-        from cascade.ethos_u.arch import ACCELERATOR_NAMES, memory_mode_names, system_config_names
+        from cascade.ethos_u.arch import unknown_config_name
 
-        if self.accelerator not in ACCELERATOR_NAMES:
-            raise DiagnosticException(
-                f"{self.name}: unknown accelerator '{self.accelerator}'; "
-                f"expected one of: {', '.join(ACCELERATOR_NAMES)}"
-            )
-        if self.system_config is not None and self.system_config not in system_config_names():
-            raise DiagnosticException(
-                f"{self.name}: unknown system config '{self.system_config}'; "
-                f"expected one of: {', '.join(system_config_names())}"
-            )
-        if self.memory_mode is not None and self.memory_mode not in memory_mode_names():
-            raise DiagnosticException(
-                f"{self.name}: unknown memory mode '{self.memory_mode}'; "
-                f"expected one of: {', '.join(memory_mode_names())}"
-            )
+        problem = unknown_config_name(self.accelerator, self.system_config, self.memory_mode)
+        if problem is not None:
+            raise DiagnosticException(f"{self.name}: {problem}")
 
     def stages(self) -> tuple[ModulePass, ...]:
         """The passes this one runs, in order (the report driver runs them one by one).
@@ -67,7 +55,13 @@ class EthosUPipelinePass(ModulePass):
         from cascade.passes.rolling_buffer import RollingBufferPass
 
         return (
-            CascadePlanPass(sram_budget=self.sram_budget, accelerator=self.accelerator, rolling_axes="h"),
+            CascadePlanPass(
+                sram_budget=self.sram_budget,
+                accelerator=self.accelerator,
+                rolling_axes="h",
+                system_config=self.system_config,
+                memory_mode=self.memory_mode,
+            ),
             RollingBufferPass(),
             AllocateMemoryPass(accelerator=self.accelerator),
             LowerToEthosUPass(accelerator=self.accelerator),

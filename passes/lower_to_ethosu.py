@@ -148,9 +148,7 @@ def _data_type(value: SSAValue) -> ethosu.DataType:
     return types[element.width.data]
 
 
-def _placement(
-    value: SSAValue, attr: PlacementAttr, layouts: _Layouts, rolling_rows: int | None = None
-) -> Placement:
+def _placement(value: SSAValue, attr: PlacementAttr, layouts: _Layouts, rolling_rows: int | None = None) -> Placement:
     from cascade.ethos_u.npu_lowering import Placement, hwc_shape
 
     return Placement(

@@ -28,8 +28,7 @@ from cascade.ethos_u.arch import (
     DEFAULT_ACCELERATOR,
     ArchConfigError,
     arch_config,
-    memory_mode_names,
-    system_config_names,
+    unknown_config_name,
 )
 from cascade.ethos_u.estimate import NetworkEstimate, estimate_program, memory_label
 from cascade.frontends.loader import LoadError, load_module
@@ -80,18 +79,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def _check_names(args: argparse.Namespace) -> None:
-    if args.accelerator not in ACCELERATOR_NAMES:
-        raise EstimateError(
-            f"unknown accelerator '{args.accelerator}'; expected one of: {', '.join(ACCELERATOR_NAMES)}"
-        )
-    if args.system_config is not None and args.system_config not in system_config_names():
-        raise EstimateError(
-            f"unknown system config '{args.system_config}'; expected one of: {', '.join(system_config_names())}"
-        )
-    if args.memory_mode is not None and args.memory_mode not in memory_mode_names():
-        raise EstimateError(
-            f"unknown memory mode '{args.memory_mode}'; expected one of: {', '.join(memory_mode_names())}"
-        )
+    problem = unknown_config_name(args.accelerator, args.system_config, args.memory_mode)
+    if problem is not None:
+        raise EstimateError(problem)
 
 
 def table_rows(estimate: NetworkEstimate) -> tuple[list[str], list[list[str]]]:

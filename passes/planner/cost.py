@@ -42,3 +42,7 @@ class CostModel(Protocol):
     # def can_cascade(self, op: OpInfo) -> bool:
     #     """Whether the target can run `op` stripe by stripe inside a cascade. Without it, every
     #     operator the access relations allow may be cascaded."""
+    #
+    # def sram_capacity(self) -> int:
+    #     """Bytes of SRAM the target has for the plan's buffers. Every plan must fit: it caps
+    #     the budget, and without a budget it is the only limit. Without it, no limit."""

@@ -184,6 +184,10 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
     if callable(can_cascade):
         stripable = tuple(s and bool(can_cascade(op)) for s, op in zip(graph.stripable, graph.ops, strict=True))
         graph = replace(graph, stripable=stripable)
+    capacity = _sram_capacity(cost)
+    budget = (
+        options.sram_budget if capacity is None or options.sram_budget is None else min(options.sram_budget, capacity)
+    )
     cost = CachedCost(cost)
     if graph.size == 0:
         return PlanResult(graph, (), [], Placement({}, 0, "none"), 0, [], 0.0, {})
@@ -196,8 +200,8 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
     realized = []
     for path in dp.pareto_front():
         path = candidates.exact_path(path)
-        entry = realize(graph, path, cost, options.sram_budget or 0)
-        if options.sram_budget is not None and entry.placement.peak > options.sram_budget:
+        entry = realize(graph, path, cost, budget or 0)
+        if budget is not None and entry.placement.peak > budget:
             entry = realize(graph, path, cost)  # prefetch up to the budget fragmented too much
         realized.append(entry)
         if entry.placement.peak > max_live(entry.buffers) and any(step.prefetch for step in entry.steps):
@@ -205,7 +209,7 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
             # fragmented: the plan without prefetch may place tighter (and run slower).
             realized.append(realize(graph, path, cost, prefetch=False))
     front_entries = _placed_front(realized)
-    chosen = front_entries[_choose(front_entries, options, graph, edges)]
+    chosen = front_entries[_choose(front_entries, options, graph, edges, capacity)]
     cascades = chosen.cascades()
     buffers, placement = chosen.buffers, chosen.placement
     front = [
@@ -343,8 +347,22 @@ def _placed_front(realized: list[Realized]) -> list[Realized]:
     return kept
 
 
-def _choose(entries: list[Realized], options: PlanOptions, graph: ProgramGraph, edges: list[Edge]) -> int:
+def _sram_capacity(cost: CostModel) -> int | None:
+    capacity = getattr(cost, "sram_capacity", None)
+    return None if capacity is None else capacity()
+
+
+def _choose(
+    entries: list[Realized], options: PlanOptions, graph: ProgramGraph, edges: list[Edge], capacity: int | None
+) -> int:
     indices = list(range(len(entries)))
+    if capacity is not None:
+        indices = [i for i in indices if entries[i].placement.peak <= capacity]
+        if not indices:
+            smallest = min(e.placement.peak for e in entries)
+            raise PlanningError(
+                _budget_message(graph, edges, capacity, smallest, f"the target's SRAM of {capacity} bytes")
+            )
     if options.sram_budget is not None:
         budget = options.sram_budget
         indices = [i for i in indices if entries[i].placement.peak <= budget]
@@ -360,7 +378,9 @@ def _choose(entries: list[Realized], options: PlanOptions, graph: ProgramGraph, 
     return min(within, key=lambda i: (entries[i].placement.peak, entries[i].cycles))
 
 
-def _budget_message(graph: ProgramGraph, edges: list[Edge], budget: int, smallest: int) -> str:
+def _budget_message(graph: ProgramGraph, edges: list[Edge], budget: int, smallest: int, what: str | None = None) -> str:
+    """Why nothing fits `budget` (`what` names it; default: the sram-budget)."""
+    what = what or f"sram-budget of {budget} bytes"
     working_set = [None] * graph.size
     for edge in edges:
         if not edge.points:
@@ -372,10 +392,10 @@ def _budget_message(graph: ProgramGraph, edges: list[Edge], budget: int, smalles
     worst = max(range(graph.size), key=lambda op: (working_set[op] or 0, -op))
     if (working_set[worst] or 0) > budget:
         return (
-            f"sram-budget of {budget} bytes is too small: {describe_op(graph, worst)} needs at least "
+            f"{what} is too small: {describe_op(graph, worst)} needs at least "
             f"{working_set[worst]} bytes (its smallest working set)"
         )
-    return f"sram-budget of {budget} bytes is too small: the smallest plan found needs {smallest} bytes"
+    return f"{what} is too small: the smallest plan found needs {smallest} bytes"
 
 
 def row_lower_bound(graph: ProgramGraph, candidates: Candidates) -> int:

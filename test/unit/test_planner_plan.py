@@ -69,6 +69,45 @@ def test_impossible_budget_names_the_operator():
         plan_program(expansion_block(), COST, PlanOptions(sram_budget=3071))
 
 
+class CappedCost(AnalyticalCost):
+    """The analytical cost model of a target with only `capacity` bytes of SRAM."""
+
+    def __init__(self, capacity: int) -> None:
+        super().__init__()
+        self.capacity = capacity
+
+    def sram_capacity(self) -> int:
+        return self.capacity
+
+
+def test_the_targets_sram_caps_every_plan():
+    # Without a capacity the default plan is the fastest family (operators alone, weights in
+    # SRAM, above 8192 bytes: the depthwise conv alone holds a and b). A 6000-byte SRAM
+    # forbids it; the plan is then the default rule applied to what fits: the smallest within
+    # 5 % of the fastest plan that fits.
+    unlimited = plan_program(expansion_block(), COST, PlanOptions())
+    assert unlimited.peak > 6000
+    capped = plan_program(expansion_block(), CappedCost(6000), PlanOptions())
+    assert capped.peak <= 6000
+    fitting = [p for p in capped.front if p.peak_sram_bytes <= 6000]
+    fastest = min(p.cycles for p in fitting)
+    assert capped.cycles <= fastest * 1.05
+    assert all(p.cycles > fastest * 1.05 for p in fitting if p.peak_sram_bytes < capped.peak)
+    # A budget above the capacity is capped too; one below it is honoured as given.
+    assert plan_program(expansion_block(), CappedCost(6000), PlanOptions(sram_budget=9000)).peak <= 6000
+    below = plan_program(expansion_block(), CappedCost(6000), PlanOptions(sram_budget=4000))
+    assert below.peak <= 4000
+    assert below.cycles == plan_program(expansion_block(), COST, PlanOptions(sram_budget=4000)).cycles
+
+
+def test_a_target_sram_too_small_for_any_plan_names_the_operator():
+    with pytest.raises(
+        PlanningError,
+        match=r"the target's SRAM of 3000 bytes is too small: nn.conv2d 't0' needs at least 3072 bytes",
+    ):
+        plan_program(expansion_block(), CappedCost(3000), PlanOptions())
+
+
 def test_bad_options():
     with pytest.raises(PlanningError, match="objective must be one of"):
         plan_program(expansion_block(), COST, PlanOptions(objective="fast"))
