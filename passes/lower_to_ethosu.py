@@ -51,7 +51,9 @@ Choices and limits of this version:
 * Constants (bias records, MLW weights, LUTs) are placed one after the other in the stream's
   flash image. An operator with SRAM weights (`cascade.weights_placement`) is lowered to read
   them at that SRAM placement, and an `ethosu.dma` from flash to SRAM precedes its first
-  command (at its own step, inside the buffer's lifetime; no earlier prefetch yet). If our
+  command; when the plan prefetches them (`cascade.prefetch`, the buffer then lives during
+  the previous step too) the DMA moves before the previous step's commands, in the same
+  stream, so that it overlaps them as the plan's cycles assume. If our
   encoding (block depth chosen per stripe by `lower_op`) is larger than the buffer the
   allocator sized with the cost model, or the operator is lowered stripe by stripe (it touches
   a recompute buffer), its constants stay in flash.
@@ -212,6 +214,8 @@ class _Segment:
         self.flash = bytearray()
         self.luts: dict[Operation, int] = {}
         self.sram_weight_ops = 0
+        self.weight_copies: set[Operation] = set()
+        """The DMAs that copy an operator's weights from flash into its SRAM buffer."""
         self.last: dict[Operation, tuple[int, bytes]] = {}
 
     def lower(
@@ -258,6 +262,7 @@ class _Segment:
                 self.flash += lowered.constant_data
                 dma = ethosu.DmaOp(source, ethosu.AddressRangeAttr(SRAM_REGION, sram_weights.get_offset(), size))
                 lowered.stripes[0].commands.insert(0, dma)
+                self.weight_copies.add(dma)
                 self.sram_weight_ops += 1
                 return lowered.stripes
         previous = self.last.get(op) if reuse else None
@@ -406,8 +411,11 @@ def _segments(
 ) -> tuple[list[tuple[list[Operation], _Segment]], dict[SSAValue, PlacementAttr]]:
     """The NPU segments of `units` (maximal runs of NPU steps) with their commands, and where
     every step's result lives."""
+    from cascade.passes.memory_check import PREFETCH_ATTR
+
     segments: list[tuple[list[Operation], _Segment]] = []
     current: tuple[list[Operation], _Segment] | None = None
+    previous_start: int | None = None  # where the previous step's commands begin, same segment
     for unit in units:
         placement = get_placement(unit)
         if placement is None:
@@ -425,7 +433,7 @@ def _segments(
             if on_cpu and context.layouts.unbrick([*unit.operands, *unit.results]):
                 raise _Relower
         if on_cpu:
-            current = None
+            current, previous_start = None, None
             stores[unit.results[0]] = placement
             continue
         if current is None:
@@ -433,13 +441,33 @@ def _segments(
             segments.append(current)
         current[0].append(unit)
         segment = current[1]
+        start = len(segment.commands)
         if isinstance(unit, StripedRegionOp):
             _lower_loop(unit, placement, stores, constants, segment, context)
         else:
             for stripe in lone_stripes or []:
                 segment.commands.extend(stripe.commands)
+        if PREFETCH_ATTR in unit.attributes and previous_start is not None:
+            # The hoisted copies now precede the previous step: this step starts after them.
+            start += _hoist_weight_copies(segment, start, previous_start)
+        previous_start = start
         stores[unit.results[0]] = placement
     return segments, stores
+
+
+def _hoist_weight_copies(segment: _Segment, start: int, previous_start: int) -> int:
+    """Move the weight copies among the step's commands (from `start` on) to the start of the
+    previous step's, so that the DMA runs while the previous step computes, as the plan
+    counted (`cascade.prefetch`). The allocator kept the weight buffer out of every buffer of
+    the previous step; Vela's stream generator makes the kernels that read the weights wait
+    for the copy, and the copy wait for any kernel still using that SRAM. Returns how many
+    copies moved."""
+    commands = segment.commands
+    step = commands[start:]
+    copies = [c for c in step if c in segment.weight_copies]
+    rest = [c for c in step if c not in segment.weight_copies]
+    commands[previous_start:] = copies + commands[previous_start:start] + rest
+    return len(copies)
 
 
 def _activations(op: Operation, constants: dict[SSAValue, np.ndarray]) -> list[SSAValue]:

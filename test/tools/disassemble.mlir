@@ -11,8 +11,11 @@
 // RUN: cascade-opt --disassemble %t.cs | cascade-opt -t ethosu-cs | filecheck %s --check-prefix=REPRINT
 // RUN: not cascade-opt --disassemble %models/resnet8.tflite 2>&1 | filecheck %s --check-prefix=NOT-VELA
 
+// The stream opens with the copy of the second convolution's weights, prefetched while the
+// first one runs.
 // CHECK:      builtin.module {
 // CHECK-NEXT:   ethosu.command_stream "ethos-u55-128" {
+// CHECK-NEXT:     ethosu.dma src <0, {{.*}}> dest <1, {{.*}}>
 // CHECK-NEXT:     ethosu.conv2d ifm <i8, region 1, shape [32, 32, 3]
 // CHECK-NOT:  ethosu.flash
 

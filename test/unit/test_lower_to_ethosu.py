@@ -287,12 +287,12 @@ def test_intermediates_are_bricked_and_graph_edges_linear() -> None:
     maps = [fm for op in stream.commands for fm in (getattr(op, "ifm", None), getattr(op, "ofm", None)) if fm]
     layouts = {fm.layout.data for fm in maps}
     assert layouts == {ethosu.Layout.NHWC, ethosu.Layout.NHCWB16}
-    # The stream's first command reads the graph input; its last writes what the CPU loads.
+    # The stream's first kernel reads the graph input; its last writes what the CPU loads.
     (load,) = [op for op in function.walk() if isinstance(op, UnrealizedConversionCastOp)]
     kernels = [op for op in stream.commands if getattr(op, "ofm", None) is not None]
     assert kernels[-1].ofm.tiles.addresses[0] == load.attributes["cascade.placement"].get_offset()
     assert kernels[-1].ofm.layout.data == ethosu.Layout.NHWC
-    first = stream.commands[0]
+    first = kernels[0]
     assert first.ifm.layout.data == ethosu.Layout.NHWC
     assert first.ofm.layout.data == ethosu.Layout.NHCWB16
 
@@ -383,3 +383,53 @@ def test_vela_splits_u65_512_weights_into_even_and_odd_channels(tmp_path: Path) 
             assert np.array_equal(decoded, weights[core::2]), f"{command.name} #{checked}, core {core}"
         checked += 1
     assert checked >= 20, f"only {checked} convolutions compared"
+
+
+def _byte_ranges(command: ethosu.EthosUCommand) -> list[tuple[int, int, int]]:
+    """(region, first byte, end) of everything a kernel command reads or writes."""
+    from cascade.interpreter.ethosu import feature_map_addresses
+
+    ranges = []
+    for name in ("ifm", "ifm2", "ofm"):
+        fm = getattr(command, name, None)
+        if isinstance(fm, ethosu.FeatureMapAttr):
+            addresses = feature_map_addresses(fm)
+            ranges.append((fm.region.data, int(addresses.min()), int(addresses.max()) + fm.element_size))
+    for attr in (*getattr(command, "weight_ranges", ()), *getattr(command, "bias_ranges", ())):
+        ranges.append((attr.region, attr.address, attr.address + attr.length))
+    return ranges
+
+
+@pytest.mark.parametrize(("model", "budget"), [("resnet8_nosoftmax", 60000), ("mbv1_025_96", 60000)])
+def test_prefetched_weight_copies_overlap_the_step_before_without_touching_its_buffers(
+    model: str, budget: int
+) -> None:
+    # A step whose weights the plan prefetches (`cascade.prefetch`) has its weight DMA moved
+    # before the previous step's commands. Between the copy and the first kernel that reads
+    # its destination, no kernel may read or write those bytes; and some copies must now run
+    # alongside other kernels (the plan prefetches). The stream stays bit-exact.
+    planned = _allocated(model, budget)
+    assert sum("cascade.prefetch" in op.attributes for op in planned.walk()) >= 2
+    module, _ = _lowered(model, budget)
+    (stream,) = _streams(module)
+    commands = list(stream.commands)
+    overlapped = 0
+    for index, dma in enumerate(commands):
+        if not isinstance(dma, ethosu.DmaOp) or dma.dest.region != 1:
+            continue
+        dest = (dma.dest.address, dma.dest.address + dma.dest.length)
+        between = 0
+        for command in commands[index + 1 :]:
+            if isinstance(command, ethosu.DmaOp):
+                continue
+            touched = [r for r in _byte_ranges(command) if r[0] == 1 and r[1] < dest[1] and dest[0] < r[2]]
+            constants = (*command.weight_ranges, *command.bias_ranges)
+            if any(a.region == 1 and dest[0] <= a.address < dest[1] for a in constants):
+                break  # the first reader of the copied weights
+            assert not touched, f"{command.name} touches the weights copied by DMA #{index} before they are read"
+            between += 1
+        overlapped += between > 0
+    assert overlapped >= 2
+    inputs = _inputs(model)
+    for got, want in zip(run_lowered(module, inputs), run_program(_original(model), inputs).outputs, strict=True):
+        assert np.array_equal(got, want)
