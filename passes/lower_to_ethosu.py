@@ -53,7 +53,10 @@ Choices and limits of this version:
   them at that SRAM placement, and an `ethosu.dma` from flash to SRAM precedes its first
   command; when the plan prefetches them (`cascade.prefetch`, the buffer then lives during
   the previous step too) the DMA moves before the previous step's commands, in the same
-  stream, so that it overlaps them as the plan's cycles assume. If our
+  stream, so that it overlaps them as the plan's cycles assume. Weights double-buffered in
+  slices (`cascade.weight_slice_depth`) run one command per output-channel slice, each slice's
+  constants copied into alternate halves of the buffer one slice ahead (`_Segment._lower_sliced`).
+  If our
   encoding (block depth chosen per stripe by `lower_op`) is larger than the buffer the
   allocator sized with the cost model, or the operator is lowered stripe by stripe (it touches
   a recompute buffer), its constants stay in flash.
@@ -69,7 +72,7 @@ Choices and limits of this version:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -78,6 +81,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
+    IntegerAttr,
     IntegerType,
     ModuleOp,
     NameLoc,
@@ -102,7 +106,7 @@ from cascade.dialects.cascade import (
 )
 
 if TYPE_CHECKING:
-    from cascade.ethos_u.npu_lowering import Box, LoweredStripe, Placement
+    from cascade.ethos_u.npu_lowering import Box, LoweredOp, LoweredStripe, Placement
     from cascade.passes.planner.program import ProgramGraph
 
 
@@ -215,7 +219,8 @@ class _Segment:
         self.luts: dict[Operation, int] = {}
         self.sram_weight_ops = 0
         self.weight_copies: set[Operation] = set()
-        """The DMAs that copy an operator's weights from flash into its SRAM buffer."""
+        """The DMAs that copy an operator's weights from flash into its SRAM buffer and may run
+        during the step before (for weights in slices: the first two)."""
         self.last: dict[Operation, tuple[int, bytes]] = {}
 
     def lower(
@@ -226,9 +231,12 @@ class _Segment:
         constants: dict,
         reuse: bool = False,
         sram_weights: PlacementAttr | None = None,
+        slice_depth: int = 0,
     ) -> list[LoweredStripe]:
-        """`lower_op` of `op` over `boxes`; its constants go to the end of the flash image."""
-        from cascade.ethos_u.npu_lowering import LUT_OPS, LoweredOp, NpuLoweringError, lower_op
+        """`lower_op` of `op` over `boxes`; its constants go to the end of the flash image.
+        With `slice_depth`, the whole operator in output-channel slices whose weights take turns
+        in the two halves of `sram_weights` (see `_lower_sliced`)."""
+        from cascade.ethos_u.npu_lowering import LUT_OPS, NpuLoweringError, lower_op
 
         lut_index = 0
         if isinstance(op, LUT_OPS):
@@ -236,12 +244,12 @@ class _Segment:
                 self.luts[op] = len(self.luts) % 8
             lut_index = self.luts[op]
 
-        def lower(address: int, region: int = FLASH_REGION) -> LoweredOp:
+        def lower(address: int, region: int = FLASH_REGION, stripes: Sequence[Box] | None = boxes) -> LoweredOp:
             try:
                 return lower_op(
                     op,
                     placements,
-                    boxes,
+                    stripes,
                     accelerator=self.accelerator,
                     constant_region=region,
                     constant_address=address,
@@ -251,7 +259,11 @@ class _Segment:
             except NpuLoweringError as error:
                 raise NpuLoweringError(f"{describe_op(op)}: {error}") from None
 
-        if sram_weights is not None and not reuse:
+        if sram_weights is not None and slice_depth and boxes is None and not reuse:
+            sliced = self._lower_sliced(op, placements, lower, sram_weights, slice_depth)
+            if sliced is not None:
+                return sliced
+        elif sram_weights is not None and not reuse:
             # SRAM weights: lowered to read the constants at their SRAM placement, which a DMA
             # from flash fills before the operator's first command (when the encoding fits
             # the buffer the allocator sized with the cost model; else they stay in flash).
@@ -277,6 +289,49 @@ class _Segment:
         self.flash += lowered.constant_data
         self.last[op] = (address, lowered.constant_data)
         return lowered.stripes
+
+    def _lower_sliced(
+        self,
+        op: Operation,
+        placements: Sequence[Placement],
+        lower: Callable[..., LoweredOp],
+        sram_weights: PlacementAttr,
+        depth: int,
+    ) -> list[LoweredStripe] | None:
+        """The operator in slices of `depth` output channels, its weights double-buffered: slice
+        k reads its constants from half k % 2 of the buffer, which a DMA fills while slice k - 1
+        computes (and, for the first two, during the previous step when hoisted). Vela's stream
+        generator makes the copy into a half wait for the kernel still reading it. None (the
+        weights then stay in flash) when a slice's encoding outgrows its half, which the
+        allocator sized in proportion to the whole encoding."""
+        from cascade.ethos_u.npu_lowering import Box, LoweredStripe, hwc_shape
+
+        height, width, channels = hwc_shape(_shape(op.results[0]))
+        half = sram_weights.get_size() // 2
+        slices = []
+        for index, first in enumerate(range(0, channels, depth)):
+            box = Box(0, 0, first, height, width, min(depth, channels - first))
+            address = sram_weights.get_offset() + (index % 2) * half
+            lowered = lower(address, SRAM_REGION, [box])
+            if not 0 < lowered.constant_size <= half or len(lowered.stripes) != 1:
+                return None
+            slices.append((address, lowered))
+        commands: list[Operation] = []
+        copies = []
+        for address, lowered in slices:
+            size = lowered.constant_size
+            source = ethosu.AddressRangeAttr(FLASH_REGION, len(self.flash), size)
+            self.flash += lowered.constant_data
+            copies.append(ethosu.DmaOp(source, ethosu.AddressRangeAttr(SRAM_REGION, address, size)))
+        # copy 0, copy 1, slice 0, copy 2, slice 1, ...: each copy one slice ahead.
+        commands.extend(copies[:2])
+        for index, (_, lowered) in enumerate(slices):
+            commands.extend(lowered.stripes[0].commands)
+            if index + 2 < len(copies):
+                commands.append(copies[index + 2])
+        self.weight_copies.update(copies[:2])
+        self.sram_weight_ops += 1
+        return [LoweredStripe(Box.full((height, width, channels)), commands)]
 
     def build(self) -> ethosu.CommandStreamOp:
         stream = ethosu.CommandStreamOp(self.accelerator, self.commands)
@@ -492,7 +547,9 @@ def _lower_lone(
     placements = [_placement(v, stores[v], layouts) for v in activations]
     placements.append(_placement(op.results[0], placement, layouts))
     try:
-        return segment.lower(op, placements, None, constants, sram_weights=_weights_placement(op))
+        return segment.lower(
+            op, placements, None, constants, sram_weights=_weights_placement(op), slice_depth=_slice_depth(op)
+        )
     except NpuLoweringError:
         return None
 
@@ -650,6 +707,15 @@ def _weights_placement(op: Operation) -> PlacementAttr | None:
 
     attr = op.attributes.get(WEIGHTS_PLACEMENT_ATTR)
     return attr if isinstance(attr, PlacementAttr) else None
+
+
+def _slice_depth(op: Operation) -> int:
+    """Output channels per weight slice of an operator planned alone with double-buffered
+    weights (`cascade.weight_slice_depth`), 0 if its weights are not sliced."""
+    from cascade.passes.cascade_plan import SLICE_DEPTH_ATTR
+
+    attr = op.attributes.get(SLICE_DEPTH_ATTR)
+    return attr.value.data if isinstance(attr, IntegerAttr) else 0
 
 
 def _placement_shape(value: SSAValue, attr: PlacementAttr, shape: Sequence[int], layouts: _Layouts) -> Placement:

@@ -99,15 +99,18 @@ def test_resnet8_stripe_loops_become_interleaved_stripes_with_rolling_tiles() ->
     fms = [c.ifm for c in stream.commands if not isinstance(c, ethosu.DmaOp)]
     # Some stripe reads a rolling buffer across its wrap (a second tile).
     assert any(fm.tiles.addresses[2] for fm in fms)
-    # SRAM weights are DMA'd from flash to their allocated placement before use.
+    # SRAM weights are DMA'd from flash into their allocated placement (all of it, or one half
+    # for weights double-buffered in slices) before use.
     dmas = [c for c in stream.commands if isinstance(c, ethosu.DmaOp) and c.dest.region == 1]
     assert dmas
-    placements = {
-        op.attributes["cascade.weights_placement"].get_offset()  # type: ignore[union-attr]
+    placements = [
+        op.attributes["cascade.weights_placement"]
         for op in _allocated("resnet8_nosoftmax", 30000).walk()
         if "cascade.weights_placement" in op.attributes
-    }
-    assert {dma.dest.address for dma in dmas} <= placements
+    ]
+    for dma in dmas:
+        start, end = dma.dest.address, dma.dest.address + dma.dest.length
+        assert any(p.get_offset() <= start and end <= p.get_offset() + p.get_size() for p in placements)  # type: ignore[union-attr]
 
 
 def test_dropping_a_command_changes_the_outputs() -> None:
@@ -265,6 +268,9 @@ def test_operators_run_the_block_configs_vela_chooses(tmp_path: Path, model: str
     CascadePlanPass(accelerator=accelerator, striping="none").apply(ctx, ours_module)
     RollingBufferPass().apply(ctx, ours_module)
     AllocateMemoryPass(accelerator=accelerator).apply(ctx, ours_module)
+    # Whole operators only: weights double-buffered in slices run one command per slice.
+    for op in ours_module.walk():
+        op.attributes.pop("cascade.weight_slice_depth", None)
     LowerToEthosUPass(accelerator=accelerator).apply(ctx, ours_module)
     ours = _kernel_blocks(ours_module)
     matched = 0
@@ -401,9 +407,7 @@ def _byte_ranges(command: ethosu.EthosUCommand) -> list[tuple[int, int, int]]:
 
 
 @pytest.mark.parametrize(("model", "budget"), [("resnet8_nosoftmax", 60000), ("mbv1_025_96", 60000)])
-def test_prefetched_weight_copies_overlap_the_step_before_without_touching_its_buffers(
-    model: str, budget: int
-) -> None:
+def test_prefetched_weight_copies_overlap_the_step_before_without_touching_its_buffers(model: str, budget: int) -> None:
     # A step whose weights the plan prefetches (`cascade.prefetch`) has its weight DMA moved
     # before the previous step's commands. Between the copy and the first kernel that reads
     # its destination, no kernel may read or write those bytes; and some copies must now run
@@ -433,3 +437,50 @@ def test_prefetched_weight_copies_overlap_the_step_before_without_touching_its_b
     inputs = _inputs(model)
     for got, want in zip(run_lowered(module, inputs), run_program(_original(model), inputs).outputs, strict=True):
         assert np.array_equal(got, want)
+
+
+def test_weights_double_buffered_in_slices_take_turns_in_the_two_halves() -> None:
+    # resnet8 under 30000 bytes runs two convolutions alone with their weights in slices of 16
+    # and 32 output channels (`cascade.weight_slice_depth`). Each becomes one kernel command per
+    # slice; slice k reads its weights from half k % 2 of the buffer, which a DMA filled before
+    # it, one slice ahead of the kernels (copy 0, copy 1, slice 0, copy 2, slice 1, ...).
+    planned = _allocated("resnet8_nosoftmax", 30000)
+    sliced = [op for op in planned.walk() if "cascade.weight_slice_depth" in op.attributes]
+    assert len(sliced) == 2
+    module, _ = _lowered("resnet8_nosoftmax", 30000)
+    (stream,) = _streams(module)
+    commands = list(stream.commands)
+    for op in sliced:
+        depth = op.attributes["cascade.weight_slice_depth"].value.data  # type: ignore[union-attr]
+        channels = op.results[0].type.get_shape()[-1]  # type: ignore[union-attr]
+        buffer = op.attributes["cascade.weights_placement"]
+        base, half = buffer.get_offset(), buffer.get_size() // 2  # type: ignore[union-attr]
+        copies = [
+            i
+            for i, c in enumerate(commands)
+            if isinstance(c, ethosu.DmaOp) and base <= c.dest.address < base + 2 * half
+        ]
+        # Other operators' weights may use the same SRAM at other times: the readers are the
+        # kernels after the first copy.
+        readers = [
+            i
+            for i, c in enumerate(commands)
+            if i > copies[0]
+            and not isinstance(c, ethosu.DmaOp)
+            and any(base <= r.address < base + 2 * half for r in c.weight_ranges)
+        ]
+        slices = -(-channels // depth)
+        readers = readers[:slices]
+        assert len(copies) == len(readers) == slices >= 2
+        for k, (copy, reader) in enumerate(zip(copies, readers, strict=True)):
+            assert commands[copy].dest.address == base + (k % 2) * half
+            assert commands[reader].ofm.shape.depth == min(depth, channels - k * depth)
+            assert all(
+                base + (k % 2) * half <= r.address < base + (k % 2 + 1) * half for r in commands[reader].weight_ranges
+            )
+            assert copy < reader
+            if k >= 2:
+                assert readers[k - 2] < copy  # the half is free again
+    inputs = _inputs("resnet8_nosoftmax", 1)
+    want = run_program(_original("resnet8_nosoftmax"), inputs).outputs
+    assert all(np.array_equal(a, b) for a, b in zip(run_lowered(module, inputs), want, strict=True))
