@@ -211,9 +211,11 @@ def _price_function(function: FuncOp, arch: ArchConfig, first_cascade: int) -> l
         for position in range(step.first, step.sink + 1):
             info = graph.ops[position]
             cost = OpCost(info.name, scheduled.nn_ops[position].name, index)
-            boxes = geometry.price_boxes(position) if geometry else [(Region.full(info.output.shape), 1)]
+            boxes = geometry.price_boxes(position) if geometry else _alone(info, step.weight_slice_depth)
+            # Stripes of a cascade, or weight slices, run back to back: fill and drain once.
+            pipelined = geometry is not None or len(boxes) > 1
             try:
-                _price_boxes(model, info, boxes, step.weights_in_sram, geometry is not None, cost)
+                _price_boxes(model, info, boxes, step.weights_in_sram, pipelined, cost)
             except UnsupportedOpError:
                 costs.append(OpCost(cost.name, cost.op, index, on_cpu=True))
                 continue
@@ -223,6 +225,19 @@ def _price_function(function: FuncOp, arch: ArchConfig, first_cascade: int) -> l
                 cost.add_traffic({arch.const_memory.name: copied, arch.staging_memory.name: copied})
             costs.append(cost)
     return costs
+
+
+def _alone(info: OpInfo, slice_depth: int) -> list[tuple[Region, int]]:
+    """The boxes of an operator run alone: its whole output, or one box per output-channel
+    slice when its weights are double-buffered in slices of `slice_depth` channels."""
+    shape = info.output.shape
+    if not slice_depth:
+        return [(Region.full(shape), 1)]
+    zeros = tuple(0 for _ in shape[:-1])
+    return [
+        (Region((*zeros, first), (*shape[:-1], min(slice_depth, shape[-1] - first))), 1)
+        for first in range(0, shape[-1], slice_depth)
+    ]
 
 
 # --------------------------------------------------------------------------- #

@@ -85,6 +85,42 @@ def test_planned_report_matches_the_planner(tmp_path: Path, capsys: pytest.Captu
     assert len(starts) == 1
 
 
+def test_weights_in_slices_are_priced_slice_by_slice(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    # resnet8 planned without a budget on U55-128 double-buffers four convolutions' weights in
+    # output-channel slices. The report prices such an operator as the plan and the stream run
+    # it: one box per slice, back to back (fill and drain once), not as one whole box.
+    from cascade.ethos_u.arch import arch_config
+    from cascade.ethos_u.cost_model import EthosUCostModel
+    from cascade.ethos_u.estimate import choose_layouts
+    from cascade.passes.planner.from_nn import program_from_module
+    from cascade.passes.planner.plan import PlanOptions, plan_program
+    from cascade.passes.planner.search import Pricer
+
+    report_file = tmp_path / "report.json"
+    model = MODELS / "resnet8.tflite"
+    status, _, err = _cli(
+        capsys, str(model), f"--cascade-plan=accelerator={ACCELERATOR}", "--report", str(report_file), "-o", "/dev/null"
+    )
+    assert status == 0, err
+    per_op = {entry["name"]: entry["cycles"] for entry in json.loads(report_file.read_text())["per_op"]}
+    program = program_from_module(load_module(model))
+    cost = EthosUCostModel(arch_config(ACCELERATOR), layouts=choose_layouts(program))
+    result = plan_program(program, cost, PlanOptions())
+    sliced = [c for c in result.cascades if c.weight_slice_depth]
+    assert len(sliced) >= 2
+    pricer = Pricer(result.graph, cost, exact=True)
+    differs = 0
+    for cascade in sliced:
+        op, depth = cascade.sink, cascade.weight_slice_depth
+        channels = result.graph.output_shape(op)[-1]
+        sizes = [min(depth, channels - first) for first in range(0, channels, depth)]
+        assert len(sizes) >= 2
+        expected = pricer.once(op, True) + sum(pricer.channel_slice(op, size, pipelined=True) for size in sizes)
+        assert per_op[result.graph.ops[op].name] == expected
+        differs += expected != pricer.whole(op, True)
+    assert differs  # slices are not priced as the whole operator
+
+
 def test_lowered_report_counts_the_stream(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     report_file, lowered = tmp_path / "r.json", tmp_path / "low.mlir"
     status, _, err = _cli(
