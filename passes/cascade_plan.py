@@ -257,6 +257,16 @@ class _CpuTolerantCost:
     def buffer_bytes(self, tensor: TensorInfo, region_shape: tuple[int, ...]) -> int:
         return self.inner.buffer_bytes(tensor, region_shape)
 
+    def weight_slice_bytes(self, op: OpInfo, depth: int) -> int:
+        per_slice = getattr(self.inner, "weight_slice_bytes", None)
+        try:
+            if per_slice is None:
+                whole = self.inner.weight_buffer_bytes(op)
+                return -(-whole * depth // op.output.shape[-1])
+            return int(per_slice(op, depth))
+        except self.unsupported:
+            return 0
+
     def sram_capacity(self) -> int | None:
         capacity = getattr(self.inner, "sram_capacity", None)
         return None if capacity is None else int(capacity())

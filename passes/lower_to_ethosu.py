@@ -302,8 +302,9 @@ class _Segment:
         k reads its constants from half k % 2 of the buffer, which a DMA fills while slice k - 1
         computes (and, for the first two, during the previous step when hoisted). Vela's stream
         generator makes the copy into a half wait for the kernel still reading it. None (the
-        weights then stay in flash) when a slice's encoding outgrows its half, which the
-        allocator sized in proportion to the whole encoding."""
+        weights then stay in flash) when a slice's encoding outgrows its half; the planner
+        sizes halves for the largest slice (`EthosUCostModel.weight_slice_bytes`), so only an
+        operator it did not size (a hand-written plan) can."""
         from cascade.ethos_u.npu_lowering import Box, LoweredStripe, hwc_shape
 
         height, width, channels = hwc_shape(_shape(op.results[0]))

@@ -46,3 +46,8 @@ class CostModel(Protocol):
     # def sram_capacity(self) -> int:
     #     """Bytes of SRAM the target has for the plan's buffers. Every plan must fit: it caps
     #     the budget, and without a budget it is the only limit. Without it, no limit."""
+    #
+    # def weight_slice_bytes(self, op: OpInfo, depth: int) -> int:
+    #     """SRAM bytes of the largest slice of `depth` output channels of op's weights and
+    #     biases, for weights double-buffered in slices (each half of the buffer holds one).
+    #     Without it, a slice is sized in proportion to `weight_buffer_bytes`."""

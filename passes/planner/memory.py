@@ -98,8 +98,13 @@ def slice_depth(channels: int, slices: int) -> int:
     return min(-(-depth // SLICE_GRANULE) * SLICE_GRANULE, channels)
 
 
-def sliced_weight_bytes(cost: CostModel, graph: ProgramGraph, op: int, depth: int) -> int:
-    """Bytes of a double buffer of weight slices `depth` output channels deep (two slices)."""
+def sliced_weight_bytes(cost: CostModel, graph: ProgramGraph, op: int, depth: int, estimate: bool = False) -> int:
+    """Bytes of a double buffer of weight slices `depth` output channels deep: two halves, each
+    as large as the largest slice (`CostModel.weight_slice_bytes`; without it, or to
+    `estimate` cheaply, in proportion to the whole weights)."""
+    per_slice = getattr(cost, "weight_slice_bytes", None)
+    if per_slice is not None and not estimate:
+        return 2 * align(per_slice(graph.ops[op], depth))
     channels = graph.output_shape(op)[-1]
     whole = cost.weight_buffer_bytes(graph.ops[op])
     return 2 * align(-(-whole * depth // channels))

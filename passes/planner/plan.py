@@ -240,6 +240,9 @@ class CachedCost:
         pipelined = getattr(inner, "pipelined_stripe_cycles", None)
         if callable(pipelined):
             self.pipelined_stripe_cycles = pipelined
+        if callable(getattr(inner, "weight_slice_bytes", None)):
+            self.weight_slice_bytes = self._weight_slice_bytes
+        self._slices: dict[tuple[str, int], int] = {}
 
     def stripe_cycles(self, op: OpInfo, output: Region, weights_in_sram: bool) -> int:
         return self.inner.stripe_cycles(op, output, weights_in_sram)
@@ -248,6 +251,12 @@ class CachedCost:
         if op.name not in self._weights:
             self._weights[op.name] = self.inner.weight_buffer_bytes(op)
         return self._weights[op.name]
+
+    def _weight_slice_bytes(self, op: OpInfo, depth: int) -> int:
+        key = (op.name, depth)
+        if key not in self._slices:
+            self._slices[key] = self.inner.weight_slice_bytes(op, depth)  # type: ignore[attr-defined]
+        return self._slices[key]
 
     def buffer_bytes(self, tensor: TensorInfo, region_shape: tuple[int, ...]) -> int:
         key = (tensor.name, tuple(region_shape))

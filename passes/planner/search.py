@@ -509,8 +509,18 @@ class Candidates:
         edges = []
         for first in range(start, sink + 1):
             kept = cull(points[first], self.options.max_points)
+            if first == sink and any(p.slice_depth for p in kept):
+                kept = cull([self._exact_slices(sink, p) for p in kept], self.options.max_points)
             edges.append(Edge(first, sink, tuple(kept), tuple(p.memory for p in kept)))
         return edges
+
+    def _exact_slices(self, op: int, point: Point) -> Point:
+        """`point` with its weight slices' double buffer sized exactly, if it has one. Each
+        slice is its own encoded stream, so a slice can exceed its share of the whole."""
+        if not point.slice_depth:
+            return point
+        buffer = sliced_weight_bytes(self.cost, self.graph, op, point.slice_depth)
+        return replace(point, memory=point.memory - point.prefetch_bytes + buffer, prefetch_bytes=buffer)
 
     def _sliced_points(self, op: int) -> list[Point]:
         """Operator `op` alone with its weights double-buffered in output-channel slices."""
@@ -531,7 +541,9 @@ class Candidates:
                 if not start:
                     compute += self.pricer.once(op, True)
                 schedule.append((compute, transfer * size // channels))
-            buffer = sliced_weight_bytes(self.cost, self.graph, op, depth)
+            # Sized in proportion first (encoding every slice of every depth is slow); the
+            # points that survive culling are sized exactly (`_exact_slices`).
+            buffer = sliced_weight_bytes(self.cost, self.graph, op, depth, estimate=True)
             compute = sum(c for c, _ in schedule)
             memory = self.base(op, op) + buffer
             point = Point(memory, 0, UNSTRIPED, frozenset(), True, compute, transfer, depth, tuple(schedule), buffer)

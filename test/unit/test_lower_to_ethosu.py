@@ -484,3 +484,23 @@ def test_weights_double_buffered_in_slices_take_turns_in_the_two_halves() -> Non
     inputs = _inputs("resnet8_nosoftmax", 1)
     want = run_program(_original("resnet8_nosoftmax"), inputs).outputs
     assert all(np.array_equal(a, b) for a, b in zip(run_lowered(module, inputs), want, strict=True))
+
+
+@pytest.mark.parametrize(("model", "budget"), [("resnet8_nosoftmax", 30000), ("mbv1_025_96", 60000)])
+def test_every_slice_fits_its_half_of_the_buffer(model: str, budget: int) -> None:
+    # Each slice is its own encoded stream: mbv1_025_96's 16-channel depthwise slices encode to
+    # more than 1/8 of the whole. The planner sizes each half for the largest slice, so no
+    # operator falls back to reading its weights from flash: every SRAM weight buffer is
+    # filled by one DMA, or one per slice.
+    planned = _allocated(model, budget)
+    expected = 0
+    for op in planned.walk():
+        if "cascade.weights_placement" not in op.attributes or isinstance(op, nn.FullyConnectedOp):
+            continue  # fully_connected runs on the CPU (`fc-on-npu=false`)
+        depth = op.attributes.get("cascade.weight_slice_depth")
+        channels = op.results[0].type.get_shape()[-1]  # type: ignore[union-attr]
+        expected += -(-channels // depth.value.data) if depth is not None else 1  # type: ignore[union-attr]
+    assert any("cascade.weight_slice_depth" in op.attributes for op in planned.walk())
+    module, _ = _lowered(model, budget)
+    copies = [c for s in _streams(module) for c in s.commands if isinstance(c, ethosu.DmaOp) and c.dest.region == 1]
+    assert len(copies) == expected
