@@ -36,6 +36,7 @@ from cascade.ethos_u.performance import (
     BlockConfig,
     Layout,
     NpuKind,
+    NpuOp,
     OpPerformance,
     Placement,
     Traversal,
@@ -163,7 +164,8 @@ class EthosUCostModel:
         weights = self.encoded_weight_bytes(op)
         if not weights:
             return 0
-        return _round_up(weights, ALIGNMENT) + _round_up(self.scale_bytes(op), ALIGNMENT)
+        records = self.scale_bytes(op)
+        return _round_up(weights, ALIGNMENT) + (self._records_bytes(op.output.shape[-1]) if records else 0)
 
     def buffer_bytes(self, tensor: TensorInfo, region_shape: tuple[int, ...]) -> int:
         """SRAM for a `region_shape` part of `tensor`: brick layout rounds the depth up to 16.
@@ -237,7 +239,7 @@ class EthosUCostModel:
                 if slice_key not in self._encoded:
                     self._encoded[slice_key] = self._encode(op, (first, size))
                 encoded = self._encoded[slice_key]
-            largest = max(largest, encoded + _round_up(SCALE_RECORD_BYTES * size, ALIGNMENT))
+            largest = max(largest, encoded + self._records_bytes(size))
         return largest
 
     def _encode(self, op: OpInfo, channels: tuple[int, int] | None = None) -> int:
@@ -266,34 +268,62 @@ class EthosUCostModel:
             Traversal.DEPTHWISE: NpuBlockTraversal.DEPTH_FIRST,
         }[block.traversal]
         dilation = (min(npu.kernel.dilation_x, 2), min(npu.kernel.dilation_y, 2))
-        try:
-            if npu.ifm_bits == 8:
-                # The lowering's memoised encoder: it emits this very stream again.
-                from cascade.dialects import ethosu
-                from cascade.ethos_u.npu_lowering import encode_weights
+        from cascade.dialects import ethosu
 
-                stream = encode_weights(
-                    self.arch.accelerator.name,
-                    volume,
-                    (dilation[1], dilation[0]),
-                    block.ofm_block[2],
-                    npu.kind is NpuKind.DEPTHWISE,
-                    ethosu.BlockTraversal[traversal.name],
-                )
-            else:
-                stream = npu_encode_weights(
-                    self.arch.accelerator.npu_accelerator,
-                    volume,
-                    dilation,
-                    npu.ifm_bits,
-                    block.ofm_block[2],
-                    npu.kind is NpuKind.DEPTHWISE,
-                    traversal,
-                )
-        except (AssertionError, ValueError):
-            # A shape the encoder rejects (e.g. a depth multiplier): price it as raw int8 weights.
-            return _round_up(raw, ALIGNMENT)
-        return _round_up(len(stream), ALIGNMENT)
+        # A two-core U65-512 reads one stream per core: the even channels, then the odd ones,
+        # each encoded for its half of the block depth (as the lowering emits them).
+        ncores = ethosu.cores(self.arch.accelerator.name)
+        count = volume.shape[0]
+        total = 0
+        for core in range(min(ncores, count)):
+            block_depth = ethosu.core_block_depth(block.ofm_block[2], core, ncores)
+            if not block_depth:
+                continue
+            part = volume[ethosu.core_channels(0, count, core, ncores)]
+            try:
+                stream = self._encode_stream(part, dilation, npu, block_depth, traversal)
+            except (AssertionError, ValueError):
+                # A shape the encoder rejects (e.g. a depth multiplier): price it as raw int8 weights.
+                return _round_up(raw, ALIGNMENT)
+            total += _round_up(len(stream), ALIGNMENT)
+        return total
+
+    def _encode_stream(
+        self, volume: np.ndarray, dilation: tuple[int, int], npu: NpuOp, block_depth: int, traversal: NpuBlockTraversal
+    ) -> bytes:
+        if npu.ifm_bits == 8:
+            # The lowering's memoised encoder: it emits this very stream again.
+            from cascade.dialects import ethosu
+            from cascade.ethos_u.npu_lowering import encode_weights
+
+            return encode_weights(
+                self.arch.accelerator.name,
+                volume,
+                (dilation[1], dilation[0]),
+                block_depth,
+                npu.kind is NpuKind.DEPTHWISE,
+                ethosu.BlockTraversal[traversal.name],
+            )
+        return bytes(
+            npu_encode_weights(
+                self.arch.accelerator.npu_accelerator,
+                volume,
+                dilation,
+                npu.ifm_bits,
+                block_depth,
+                npu.kind is NpuKind.DEPTHWISE,
+                traversal,
+            )
+        )
+
+    def _records_bytes(self, channels: int) -> int:
+        """SRAM for the scale records of `channels` output channels: 10 bytes each, 16-byte
+        aligned per core (a U65-512 keeps each core's records apart)."""
+        from cascade.dialects import ethosu
+
+        ncores = ethosu.cores(self.arch.accelerator.name)
+        shares = [len(range(core, channels, ncores)) for core in range(min(ncores, channels))]
+        return sum(_round_up(SCALE_RECORD_BYTES * share, ALIGNMENT) for share in shares)
 
     @staticmethod
     def _ohwi_weights(op: OpInfo, kernel_h: int, kernel_w: int, channels: int) -> np.ndarray | None:
