@@ -268,11 +268,8 @@ class _Segment:
             # from flash fills before the operator's first command (when the encoding fits
             # the buffer the allocator sized with the cost model; else they stay in flash).
             lowered = lower(sram_weights.get_offset(), SRAM_REGION)
-            size = lowered.constant_size
-            if 0 < size <= sram_weights.get_size():
-                source = ethosu.AddressRangeAttr(FLASH_REGION, len(self.flash), size)
-                self.flash += lowered.constant_data
-                dma = ethosu.DmaOp(source, ethosu.AddressRangeAttr(SRAM_REGION, sram_weights.get_offset(), size))
+            if 0 < lowered.constant_size <= sram_weights.get_size():
+                dma = self._weight_copy(lowered, sram_weights.get_offset())
                 lowered.stripes[0].commands.insert(0, dma)
                 self.weight_copies.add(dma)
                 self.sram_weight_ops += 1
@@ -317,15 +314,9 @@ class _Segment:
             if not 0 < lowered.constant_size <= half or len(lowered.stripes) != 1:
                 return None
             slices.append((address, lowered))
-        commands: list[Operation] = []
-        copies = []
-        for address, lowered in slices:
-            size = lowered.constant_size
-            source = ethosu.AddressRangeAttr(FLASH_REGION, len(self.flash), size)
-            self.flash += lowered.constant_data
-            copies.append(ethosu.DmaOp(source, ethosu.AddressRangeAttr(SRAM_REGION, address, size)))
+        copies = [self._weight_copy(lowered, address) for address, lowered in slices]
         # copy 0, copy 1, slice 0, copy 2, slice 1, ...: each copy one slice ahead.
-        commands.extend(copies[:2])
+        commands: list[Operation] = [*copies[:2]]
         for index, (_, lowered) in enumerate(slices):
             commands.extend(lowered.stripes[0].commands)
             if index + 2 < len(copies):
@@ -333,6 +324,13 @@ class _Segment:
         self.weight_copies.update(copies[:2])
         self.sram_weight_ops += 1
         return [LoweredStripe(Box.full((height, width, channels)), commands)]
+
+    def _weight_copy(self, lowered: LoweredOp, address: int) -> ethosu.DmaOp:
+        """A DMA of `lowered`'s constants, appended to the flash image, to `address` in SRAM."""
+        size = lowered.constant_size
+        source = ethosu.AddressRangeAttr(FLASH_REGION, len(self.flash), size)
+        self.flash += lowered.constant_data
+        return ethosu.DmaOp(source, ethosu.AddressRangeAttr(SRAM_REGION, address, size))
 
     def build(self) -> ethosu.CommandStreamOp:
         stream = ethosu.CommandStreamOp(self.accelerator, self.commands)
