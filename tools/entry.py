@@ -1,0 +1,20 @@
+"""Console-script entry points: each command starts with Python's cyclic garbage collector off.
+
+A compile is one short process that builds a large graph of IR objects and keeps most of them
+to the end, so the collector's passes find almost nothing to free. Turning it off before the
+imports saves 5-12 % of wall time on U55-128 (`-p ethosu-pipeline -t ethosu-tflite --report`,
+runs alternated): ds_cnn_kws 0.66 -> 0.59 s, resnet8 1.09 -> 1.02 s, mbv2_100_224 7.2 -> 6.3 s,
+for 1.4 % more peak memory (239 -> 243 MB). Library users (the Python API, the tests) keep the
+collector: only this entry point turns it off.
+"""
+
+from __future__ import annotations
+
+import gc
+
+
+def cascade_opt() -> None:
+    gc.disable()
+    from cascade.tools.cascade_opt import main
+
+    main()
