@@ -668,30 +668,24 @@ def pareto_svg(row: dict[str, Any], front: list[dict[str, int]], title: str, pat
         linewidth=1,
         label="our Pareto front",
     )
-    markers = {"default": ("s", "ours, no budget"), "at_vela_size": ("D", "ours @ Vela Size budget")}
-    for variant, (marker, label) in markers.items():
-        ours = row["ours"].get(variant, {})
-        if "peak_sram_bytes" in ours:
+    # (point, marker, size, colour, label): our two compiles, then Vela's two.
+    singles = [
+        (row["ours"].get("default", {}), "s", 50, "#55a868", "ours, no budget"),
+        (row["ours"].get("at_vela_size", {}), "D", 50, "#55a868", "ours @ Vela Size budget"),
+        (row["vela"]["default"], "^", 60, "#c44e52", "Vela default"),
+        (row["vela"]["size"], "v", 60, "#c44e52", "Vela size"),
+    ]
+    for point, marker, size, colour, label in singles:
+        if "peak_sram_bytes" in point:
             axes.scatter(
-                ours["peak_sram_bytes"] / 1024,
-                ours["total_cycles"] / 1e6,
+                point["peak_sram_bytes"] / 1024,
+                point["total_cycles"] / 1e6,
                 marker=marker,
-                s=50,
-                color="#55a868",
+                s=size,
+                color=colour,
                 label=label,
                 zorder=3,
             )
-    for config, marker in (("default", "^"), ("size", "v")):
-        vela = row["vela"][config]
-        axes.scatter(
-            vela["peak_sram_bytes"] / 1024,
-            vela["total_cycles"] / 1e6,
-            marker=marker,
-            s=60,
-            color="#c44e52",
-            label=f"Vela {config}",
-            zorder=3,
-        )
     bound = row["ours"]["default"].get("lower_bound_bytes")
     if bound:
         axes.axvline(bound / 1024, color="gray", linestyle=":", linewidth=1, label="row-striping lower bound")

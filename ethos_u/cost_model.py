@@ -134,6 +134,10 @@ class EthosUCostModel:
         Dedicated_Sram_384KB), or the whole address space when the mode sets none, as in Vela."""
         return self.arch.staging_limit
 
+    def sram_name(self) -> str:
+        """What `sram_capacity` is, for messages."""
+        return f"the SRAM of memory mode {self.arch.mode.name} (arena_cache_size)"
+
     def pipelined_stripe_cycles(self, op: OpInfo, output: Region, weights_in_sram: bool) -> int:
         """Cycles of `output` as one of many stripes of `op` in a cascade: as `stripe_cycles`
         without the first IFM fetch, the last OFM write and the pipeline fill and drain, which
@@ -195,15 +199,19 @@ class EthosUCostModel:
 
     def encoded_weight_bytes(self, op: OpInfo) -> int:
         """Length of the weight stream the NPU reads for the whole operator (0 without weights)."""
+        return self._encoded_bytes(op, None)
+
+    def _encoded_bytes(self, op: OpInfo, channels: tuple[int, int] | None) -> int:
+        """`_encode`, memoised on the weights' values (0 without weights)."""
         known = self._keys.get(id(op))
         if known is None or known[0] is not op:
             known = (op, self._weight_key(op))  # the op is kept so that its id stays unique
             self._keys[id(op)] = known
-        key = known[1]
-        if key is None:
+        if known[1] is None:
             return 0
+        key = (known[1], channels)
         if key not in self._encoded:
-            self._encoded[key] = self._encode(op)
+            self._encoded[key] = self._encode(op, channels)
         return self._encoded[key]
 
     def _weight_key(self, op: OpInfo) -> tuple[object, ...] | None:
@@ -226,20 +234,11 @@ class EthosUCostModel:
         is a separate stream, so slices are not simply in proportion to the whole: a 16-channel
         slice of mbv1_025_96's 128-channel depthwise weights takes 336 to 384 bytes, where 1/8
         of the whole is 330."""
-        key = self._keys.get(id(op))
-        weight_key = key[1] if key is not None and key[0] is op else self._weight_key(op)
         channels = op.output.shape[-1]
         largest = 0
         for first in range(0, channels, depth):
             size = min(depth, channels - first)
-            slice_key = (weight_key, first, size)
-            if weight_key is None:
-                encoded = self._encode(op, (first, size))
-            else:
-                if slice_key not in self._encoded:
-                    self._encoded[slice_key] = self._encode(op, (first, size))
-                encoded = self._encoded[slice_key]
-            largest = max(largest, encoded + self._records_bytes(size))
+            largest = max(largest, self._encoded_bytes(op, (first, size)) + self._records_bytes(size))
         return largest
 
     def _encode(self, op: OpInfo, channels: tuple[int, int] | None = None) -> int:

@@ -7,8 +7,9 @@ box. This module prices it the way the hardware (and Vela's estimator) sees it:
 * **Block config.** The OFM is produced block by block; a block must fit the shared buffer
   (SHRAM) together with the IFM it needs, by Vela's bank arithmetic (`valid_block_configs`,
   evaluated for every block of the search grid at once with numpy: Vela's per-block Python
-  loop was over half the planning time of mbv1_025_96). Among them we pick the one that fetches the fewest IFM
-  and weight bytes per output element, as Vela's scheduler does (`select_block_config`).
+  loop was over half the planning time of mbv1_025_96). Among the blocks that fit we pick
+  the one that fetches the fewest IFM and weight bytes per output element, as Vela's
+  scheduler does (`select_block_config`).
 * **Compute.** Per block, the MAC array steps over micro-blocks and kernel positions
   (`mac_cycles_per_block`); the output unit (AO) spends a fixed number of cycles per element for
   rescaling and activation; the command stream must also issue the block's memory transfers.

@@ -74,7 +74,7 @@ from cascade.dialects.cascade import (
 from cascade.passes.planner.cost import CostModel
 from cascade.passes.planner.from_nn import ProgramInfo, ValueNames, check_tensor_sizes, describe, op_info_from_nn
 from cascade.passes.planner.graph import OpInfo, TensorInfo
-from cascade.passes.planner.memory import Step, plan_buffers
+from cascade.passes.planner.memory import Step, plan_buffers, proportional_slice_bytes
 from cascade.passes.planner.placement import Buffer
 from cascade.passes.planner.plan import PlanningError, PlanOptions, PlanResult, describe_op, plan_program
 from cascade.passes.planner.program import SPATIAL_AXES, ProgramGraph
@@ -157,11 +157,6 @@ class CascadePlanPass(ModulePass):
                     result = plan_program(scheduled.program, cost, options)
             except PlanningError as error:
                 message = _with_sources(str(error), scheduled.program)
-                arch = getattr(getattr(cost, "inner", None), "arch", None)
-                if arch is not None:
-                    message = message.replace(
-                        "the target's SRAM", f"the SRAM of memory mode {arch.mode.name} (arena_cache_size)"
-                    )
                 raise DiagnosticException(f"{self.name}: @{function.sym_name.data}: {message}") from None
             emit_plan(function, scheduled.nn_ops, result)
             reports[function.sym_name.data] = result.report()
@@ -261,8 +256,7 @@ class _CpuTolerantCost:
         per_slice = getattr(self.inner, "weight_slice_bytes", None)
         try:
             if per_slice is None:
-                whole = self.inner.weight_buffer_bytes(op)
-                return -(-whole * depth // op.output.shape[-1])
+                return proportional_slice_bytes(self.inner.weight_buffer_bytes(op), depth, op.output.shape[-1])
             return int(per_slice(op, depth))
         except self.unsupported:
             return 0
@@ -270,6 +264,10 @@ class _CpuTolerantCost:
     def sram_capacity(self) -> int | None:
         capacity = getattr(self.inner, "sram_capacity", None)
         return None if capacity is None else int(capacity())
+
+    def sram_name(self) -> str:
+        name = getattr(self.inner, "sram_name", None)
+        return "the target's SRAM" if name is None else str(name())
 
     def can_cascade(self, op: OpInfo) -> bool:
         can_cascade = getattr(self.inner, "can_cascade", None)

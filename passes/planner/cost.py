@@ -47,6 +47,9 @@ class CostModel(Protocol):
     #     """Bytes of SRAM the target has for the plan's buffers. Every plan must fit: it caps
     #     the budget, and without a budget it is the only limit. Without it, no limit."""
     #
+    # def sram_name(self) -> str:
+    #     """What that SRAM is, for messages (default: "the target's SRAM")."""
+    #
     # def weight_slice_bytes(self, op: OpInfo, depth: int) -> int:
     #     """SRAM bytes of the largest slice of `depth` output channels of op's weights and
     #     biases, for weights double-buffered in slices (each half of the buffer holds one).

@@ -105,9 +105,14 @@ def sliced_weight_bytes(cost: CostModel, graph: ProgramGraph, op: int, depth: in
     per_slice = getattr(cost, "weight_slice_bytes", None)
     if per_slice is not None and not estimate:
         return 2 * align(per_slice(graph.ops[op], depth))
-    channels = graph.output_shape(op)[-1]
     whole = cost.weight_buffer_bytes(graph.ops[op])
-    return 2 * align(-(-whole * depth // channels))
+    return 2 * align(proportional_slice_bytes(whole, depth, graph.output_shape(op)[-1]))
+
+
+def proportional_slice_bytes(whole: int, depth: int, channels: int) -> int:
+    """A slice's share of `whole` weight bytes, rounded up: 1000 bytes of 64 channels in slices
+    of 16 give 250."""
+    return -(-whole * depth // channels)
 
 
 def intermediate_buffers(cost: CostModel, graph: ProgramGraph, cascade: Step, step: int) -> list[Buffer]:

@@ -184,7 +184,7 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
     if callable(can_cascade):
         stripable = tuple(s and bool(can_cascade(op)) for s, op in zip(graph.stripable, graph.ops, strict=True))
         graph = replace(graph, stripable=stripable)
-    capacity = _sram_capacity(cost)
+    capacity, capacity_name = _sram_capacity(cost)
     budget = (
         options.sram_budget if capacity is None or options.sram_budget is None else min(options.sram_budget, capacity)
     )
@@ -209,7 +209,7 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
             # fragmented: the plan without prefetch may place tighter (and run slower).
             realized.append(realize(graph, path, cost, prefetch=False))
     front_entries = _placed_front(realized)
-    chosen = front_entries[_choose(front_entries, options, graph, edges, capacity)]
+    chosen = front_entries[_choose(front_entries, options, graph, edges, capacity, capacity_name)]
     cascades = chosen.cascades()
     buffers, placement = chosen.buffers, chosen.placement
     front = [
@@ -356,22 +356,28 @@ def _placed_front(realized: list[Realized]) -> list[Realized]:
     return kept
 
 
-def _sram_capacity(cost: CostModel) -> int | None:
+def _sram_capacity(cost: CostModel) -> tuple[int | None, str]:
+    """The target's SRAM in bytes (None: no limit) and its name for messages."""
     capacity = getattr(cost, "sram_capacity", None)
-    return None if capacity is None else capacity()
+    name = getattr(cost, "sram_name", None)
+    return (None if capacity is None else capacity()), (name() if name is not None else "the target's SRAM")
 
 
 def _choose(
-    entries: list[Realized], options: PlanOptions, graph: ProgramGraph, edges: list[Edge], capacity: int | None
+    entries: list[Realized],
+    options: PlanOptions,
+    graph: ProgramGraph,
+    edges: list[Edge],
+    capacity: int | None,
+    capacity_name: str,
 ) -> int:
     indices = list(range(len(entries)))
     if capacity is not None:
         indices = [i for i in indices if entries[i].placement.peak <= capacity]
         if not indices:
             smallest = min(e.placement.peak for e in entries)
-            raise PlanningError(
-                _budget_message(graph, edges, capacity, smallest, f"the target's SRAM of {capacity} bytes")
-            )
+            what = f"{capacity_name} of {capacity} bytes"
+            raise PlanningError(_budget_message(graph, edges, capacity, smallest, what))
     if options.sram_budget is not None:
         budget = options.sram_budget
         indices = [i for i in indices if entries[i].placement.peak <= budget]
