@@ -406,12 +406,19 @@ def _byte_ranges(command: ethosu.EthosUCommand) -> list[tuple[int, int, int]]:
     return ranges
 
 
-@pytest.mark.parametrize(("model", "budget"), [("resnet8_nosoftmax", 60000), ("mbv1_025_96", 60000)])
-def test_prefetched_weight_copies_overlap_the_step_before_without_touching_its_buffers(model: str, budget: int) -> None:
+@pytest.mark.parametrize(
+    ("model", "budget", "executes"),
+    [("resnet8_nosoftmax", 60000, True), ("ds_cnn_kws_nosoftmax", 60000, True), ("mbv1_025_96", 60000, False)],
+)
+def test_prefetched_weight_copies_overlap_the_step_before_without_touching_its_buffers(
+    model: str, budget: int, executes: bool
+) -> None:
     # A step whose weights the plan prefetches (`cascade.prefetch`) has its weight DMA moved
     # before the previous step's commands. Between the copy and the first kernel that reads
     # its destination, no kernel may read or write those bytes; and some copies must now run
-    # alongside other kernels (the plan prefetches). The stream stays bit-exact.
+    # alongside other kernels (the plan prefetches). The stream stays bit-exact on outputs
+    # of several values (mbv1_025_96's random weights give a single value: only the byte
+    # ranges are checked there).
     planned = _allocated(model, budget)
     assert sum("cascade.prefetch" in op.attributes for op in planned.walk()) >= 2
     module, _ = _lowered(model, budget)
@@ -434,9 +441,11 @@ def test_prefetched_weight_copies_overlap_the_step_before_without_touching_its_b
             between += 1
         overlapped += between > 0
     assert overlapped >= 2
-    inputs = _inputs(model)
-    for got, want in zip(run_lowered(module, inputs), run_program(_original(model), inputs).outputs, strict=True):
-        assert np.array_equal(got, want)
+    if executes:
+        inputs = _inputs(model)
+        want = run_program(_original(model), inputs).outputs
+        assert np.unique(want[0]).size > 1
+        assert all(np.array_equal(g, w) for g, w in zip(run_lowered(module, inputs), want, strict=True))
 
 
 def test_weights_double_buffered_in_slices_take_turns_in_the_two_halves() -> None:
@@ -483,6 +492,7 @@ def test_weights_double_buffered_in_slices_take_turns_in_the_two_halves() -> Non
                 assert readers[k - 2] < copy  # the half is free again
     inputs = _inputs("resnet8_nosoftmax", 1)
     want = run_program(_original("resnet8_nosoftmax"), inputs).outputs
+    assert np.unique(want[0]).size > 1
     assert all(np.array_equal(a, b) for a, b in zip(run_lowered(module, inputs), want, strict=True))
 
 
