@@ -306,7 +306,6 @@ def _plan_costs(result: Any, cost: Any) -> tuple[dict[str, int], int, list[dict[
     """Traffic (off-chip, SRAM) and NPU cycles of the plan per the cost model, and the cycles
     of each operator as the plan counts it (exact stripe boxes, pipelined, fill and drain once)."""
     from cascade.dialects.access import Region
-    from cascade.ethos_u.cost_model import MemoryMap
     from cascade.ethos_u.lowering import UnsupportedOpError
     from cascade.passes.planner.plan import describe_op
     from cascade.passes.planner.search import Pricer
@@ -314,7 +313,6 @@ def _plan_costs(result: Any, cost: Any) -> tuple[dict[str, int], int, list[dict[
     model = cost.inner
     arch = model.arch
     sram = arch.staging_memory
-    memories = MemoryMap(sram, sram, arch.const_memory)
     pricer = Pricer(result.graph, cost, exact=True)
     traffic = {"flash": 0, "sram": 0}
     npu_cycles = 0
@@ -323,13 +321,18 @@ def _plan_costs(result: Any, cost: Any) -> tuple[dict[str, int], int, list[dict[
         geometry = result.geometry(cascade) if cascade.size > 1 else None
         for op in range(cascade.first, cascade.sink + 1):
             info = result.graph.ops[op]
+            spilled = result.spilled_operands(cascade, op)
+            memories = model.memory_map(spilled)
             if geometry is None:  # alone: one box, the cycles the plan counted (slices included)
                 boxes = [(Region.full(info.output.shape), 1)]
                 cycles = float(cascade.cycles)
             else:
                 boxes = geometry.price_boxes(op)
-                cycles = float(pricer.once(op, cascade.weights_in_sram))
-                cycles += sum(count * pricer.box(op, r, cascade.weights_in_sram, pipelined=True) for r, count in boxes)
+                cycles = float(pricer.once(op, cascade.weights_in_sram, spilled))
+                cycles += sum(
+                    count * pricer.box(op, r, cascade.weights_in_sram, pipelined=True, spilled=spilled)
+                    for r, count in boxes
+                )
             for region, count in boxes:
                 try:
                     priced = model.region_cost(info, region, memories, cascade.weights_in_sram)

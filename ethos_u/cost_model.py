@@ -123,11 +123,23 @@ class EthosUCostModel:
     # The CostModel protocol
     # ------------------------------------------------------------------ #
 
-    def stripe_cycles(self, op: OpInfo, output: Region, weights_in_sram: bool) -> int:
-        """Cycles to compute `output` of `op` with its feature maps in SRAM (see the module doc)."""
+    def stripe_cycles(
+        self, op: OpInfo, output: Region, weights_in_sram: bool, spilled: frozenset[str] = frozenset()
+    ) -> int:
+        """Cycles to compute `output` of `op` with its feature maps in SRAM, except the tensors
+        named in `spilled`, in the arena memory (see the module doc)."""
+        return self.region_cost(op, output, self.memory_map(spilled), weights_in_sram).total_cycles
+
+    def memory_map(self, spilled: frozenset[str] = frozenset()) -> MemoryMap:
+        """Feature maps and temporaries in SRAM, the tensors named in `spilled` in the arena
+        memory (DRAM in Dedicated_Sram), constants in their home memory."""
         sram = self.arch.staging_memory
-        memories = MemoryMap(sram, sram, self.arch.const_memory)
-        return self.region_cost(op, output, memories, weights_in_sram).total_cycles
+        return MemoryMap(sram, sram, self.arch.const_memory, {name: self.arch.arena_memory for name in spilled})
+
+    def can_spill(self) -> bool:
+        """Whether full tensors may live in the arena instead of SRAM: in Dedicated_Sram, where
+        the arena is DRAM and the SRAM a cache (Vela's feature-map spilling)."""
+        return self.arch.spilling
 
     def sram_capacity(self) -> int:
         """The SRAM the memory mode gives the plan: `arena_cache_size` (384 KiB in U65's default
@@ -138,7 +150,9 @@ class EthosUCostModel:
         """What `sram_capacity` is, for messages."""
         return f"the SRAM of memory mode {self.arch.mode.name} (arena_cache_size)"
 
-    def pipelined_stripe_cycles(self, op: OpInfo, output: Region, weights_in_sram: bool) -> int:
+    def pipelined_stripe_cycles(
+        self, op: OpInfo, output: Region, weights_in_sram: bool, spilled: frozenset[str] = frozenset()
+    ) -> int:
         """Cycles of `output` as one of many stripes of `op` in a cascade: as `stripe_cycles`
         without the first IFM fetch, the last OFM write and the pipeline fill and drain, which
         the planner pays once per operator and cascade (`stripe_cycles` of the whole operator
@@ -152,8 +166,7 @@ class EthosUCostModel:
         Vela estimates that operator cascaded in 1-row stripes at 8.8k (mbv1_025_96, Vela's
         `--optimise Size` schedule) and stripes priced alone would sum to 21.1k.
         """
-        sram = self.arch.staging_memory
-        memories = MemoryMap(sram, sram, self.arch.const_memory)
+        memories = self.memory_map(spilled)
         return self.region_cost(op, output, memories, weights_in_sram, first=False, last=False).total_cycles
 
     def can_cascade(self, op: OpInfo) -> bool:
@@ -162,6 +175,12 @@ class EthosUCostModel:
         from cascade.ethos_u.npu_lowering import SUPPORTED_OPS
 
         return op.kind in {supported.name.removeprefix("nn.") for supported in SUPPORTED_OPS}
+
+    def runs_on_npu(self, op: OpInfo) -> bool:
+        """Whether lower-to-ethosu puts `op` in a command stream by default: what it cascades,
+        except `fully_connected`, which stays on the CPU unless `fc-on-npu` (the NPU's rounding
+        differs from TFLite's by 1 LSB)."""
+        return op.kind != "fully_connected" and self.can_cascade(op)
 
     def weight_buffer_bytes(self, op: OpInfo) -> int:
         """SRAM for all of `op`'s weights: encoded stream plus scale records, each 16-byte aligned."""

@@ -14,11 +14,15 @@ pipeline runs). The keys (a benchmark reads them; add, never rename):
   Vela's defaults for the accelerator.
 * `peak_sram_bytes`: the allocated peak (`cascade.allocated_peak_bytes`) when allocated, else
   the plan's (`cascade.peak_sram_bytes`); `lower_bound_bytes` the plan's row-striping bound.
+* `peak_dram_bytes`: the bytes of the tensors the plan spilled to the arena (DRAM in
+  Dedicated_Sram): `cascade.allocated_dram_bytes` when allocated, else the plan's
+  `cascade.peak_dram_bytes`; 0 when nothing is spilled.
 * `total_cycles`: the plan's cycles (`cascade.cycles`, summed over functions): stripes
   pipelined, weight copies hidden behind the previous step where the plan prefetches them.
 * `per_op`: every operator in schedule order, priced by the Ethos-U performance model
   (`EthosUCostModel.region_cost`) on exactly the stripe boxes the plan computes (a lone
-  operator: its whole output), feature maps in SRAM and weights where the plan put them;
+  operator: its whole output), feature maps in SRAM (the spilled ones, `cascade.spilled`, in
+  the arena memory, as the planner prices them) and weights where the plan put them;
   stripes of a cascade are pipelined as the planner prices them (fill and drain paid once).
   `cascade` is the index of its cascade (multi-operator groups in order) or null.
   Per-op cycles leave out weight copies, so they need not add up to `total_cycles`.
@@ -26,6 +30,8 @@ pipeline runs). The keys (a benchmark reads them; add, never rename):
 * `flash_bytes_read`: bytes read from the constant memory (flash; DRAM in Dedicated_Sram):
   weights streamed by the stripes plus one copy of every weight buffer kept in SRAM.
   `sram_bytes_accessed`: bytes read and written in SRAM, those copies' writes included.
+  `spilled_bytes_accessed`: bytes of spilled feature maps read and written in the arena
+  (counted there only, not in `flash_bytes_read` when the arena is the constant memory).
 * `npu_ops`: NPU operations issued (every stripe of every operator, more where an operator
   decomposes); after lowering, the kernel commands of the streams. `cpu_ops`: operators the
   NPU cannot run (after lowering: the `nn` operators left between streams).
@@ -57,7 +63,7 @@ from cascade.ethos_u.arch import (
     ArchConfig,
     arch_config,
 )
-from cascade.ethos_u.cost_model import EthosUCostModel, MemoryMap
+from cascade.ethos_u.cost_model import EthosUCostModel, MemoryMap, RegionCost
 from cascade.ethos_u.estimate import choose_layouts
 from cascade.ethos_u.lowering import UnsupportedOpError
 from cascade.passes.planner.graph import OpInfo
@@ -81,6 +87,10 @@ CYCLES_ATTR = "cascade.cycles"
 PEAK_ATTR = "cascade.peak_sram_bytes"
 ALLOCATED_PEAK_ATTR = "cascade.allocated_peak_bytes"
 LOWER_BOUND_ATTR = "cascade.lower_bound_bytes"
+PEAK_DRAM_ATTR = "cascade.peak_dram_bytes"
+ALLOCATED_DRAM_ATTR = "cascade.allocated_dram_bytes"
+SPILLED_TRAFFIC = "spilled"
+"""`OpCost.traffic` key of the spilled feature maps' bytes (kept apart from their memory's)."""
 
 
 class ReportError(ValueError):
@@ -170,14 +180,14 @@ def _price_boxes(
     weights_in_sram: bool,
     pipelined: bool,
     cost: OpCost,
+    memories: MemoryMap,
 ) -> None:
-    """Add the cycles, NPU operations and traffic of computing `boxes` (each `count` times).
+    """Add the cycles, NPU operations and traffic of computing `boxes` (each `count` times),
+    with the operands where `memories` puts them.
 
     Pipelined stripes (a cascade) pay the operator's fill and drain once, as the planner
     prices them (`EthosUCostModel.pipelined_stripe_cycles`).
     """
-    sram = model.arch.staging_memory
-    memories = MemoryMap(sram, sram, model.arch.const_memory)
     if pipelined:
         whole = Region.full(info.output.shape)
         alone = model.region_cost(info, whole, memories, weights_in_sram)
@@ -189,7 +199,24 @@ def _price_boxes(
         cost.cycles += count * priced.total_cycles
         cost.npu_cycles += count * priced.npu_cycles
         cost.npu_ops += count * len(priced.ops)
-        cost.add_traffic(priced.bytes_by_memory(), count)
+        cost.add_traffic(_traffic(priced, memories), count)
+
+
+def _traffic(priced: RegionCost, memories: MemoryMap) -> dict[str, int]:
+    """Bytes per memory, the spilled feature maps' under `SPILLED_TRAFFIC` instead of their
+    memory's (in Dedicated_Sram the arena and the constants share the DRAM)."""
+    totals = priced.bytes_by_memory()
+    for step, perf in priced.ops:
+        for role in ("ifm", "ifm2", "ofm"):
+            operand = getattr(step, role)
+            if operand is None or operand.constant or operand.tensor not in memories.tensors:
+                continue
+            memory = memories.tensors[operand.tensor].name
+            access = perf.traffic.get(memory, {}).get(role)
+            if access is not None:
+                totals[memory] -= access.bytes
+                totals[SPILLED_TRAFFIC] = totals.get(SPILLED_TRAFFIC, 0) + access.bytes
+    return totals
 
 
 def _price_function(function: FuncOp, arch: ArchConfig, first_cascade: int) -> list[OpCost]:
@@ -199,6 +226,9 @@ def _price_function(function: FuncOp, arch: ArchConfig, first_cascade: int) -> l
     scheduled = scheduled_program(planned)
     graph = ProgramGraph.build(scheduled.program)
     model = EthosUCostModel(arch, layouts=choose_layouts(scheduled.program))
+    sram = arch.staging_memory
+    # Spilled tensors live in the arena (DRAM in Dedicated_Sram), everything else in SRAM.
+    memories = MemoryMap(sram, sram, arch.const_memory, {name: arch.arena_memory for name in scheduled.spilled})
     units = [op for op in planned.body.block.ops if isinstance(op, GroupOp | nn.NNOperation)]
     costs: list[OpCost] = []
     cascade = first_cascade
@@ -215,7 +245,7 @@ def _price_function(function: FuncOp, arch: ArchConfig, first_cascade: int) -> l
             # Stripes of a cascade, or weight slices, run back to back: fill and drain once.
             pipelined = geometry is not None or len(boxes) > 1
             try:
-                _price_boxes(model, info, boxes, step.weights_in_sram, pipelined, cost)
+                _price_boxes(model, info, boxes, step.weights_in_sram, pipelined, cost, memories)
             except UnsupportedOpError:
                 costs.append(OpCost(cost.name, cost.op, index, on_cpu=True))
                 continue
@@ -298,11 +328,17 @@ def compile_report(
         npu_ops, cpu_ops = _lowered_counts(module)
     final_functions = {f.sym_name.data: f for f in _functions(module)}
     peaks = []
+    dram_peaks = []
     for function in functions:
         final = final_functions.get(function.sym_name.data, function)
         peaks.append(_int_attr(final, ALLOCATED_PEAK_ATTR) or _int_attr(function, ALLOCATED_PEAK_ATTR))
         if peaks[-1] is None:
             peaks[-1] = _int_attr(function, PEAK_ATTR)
+        dram_peaks.append(
+            _int_attr(final, ALLOCATED_DRAM_ATTR)
+            or _int_attr(function, ALLOCATED_DRAM_ATTR)
+            or _int_attr(function, PEAK_DRAM_ATTR)
+        )
     return {
         "tool": TOOL,
         "version": version,
@@ -312,12 +348,14 @@ def compile_report(
         "memory_mode": memory_mode,
         "core_clock_hz": int(arch.system.core_clock),
         "peak_sram_bytes": _max_or_none(peaks) or 0,
+        "peak_dram_bytes": _max_or_none(dram_peaks) or 0,
         "lower_bound_bytes": _max_or_none(_int_attr(f, LOWER_BOUND_ATTR) for f in functions),
         "total_cycles": sum(_int_attr(f, CYCLES_ATTR) or 0 for f in functions),
         "npu_cycles": sum(c.npu_cycles for c in costs),
         "cpu_ops": cpu_ops,
         "flash_bytes_read": sum(c.traffic.get(arch.const_memory.name, 0) for c in costs),
         "sram_bytes_accessed": sum(c.traffic.get(arch.staging_memory.name, 0) for c in costs),
+        "spilled_bytes_accessed": sum(c.traffic.get(SPILLED_TRAFFIC, 0) for c in costs),
         "cascades": cascades,
         "npu_ops": npu_ops,
         "command_streams": len(_streams(module)),
@@ -338,11 +376,15 @@ def format_summary(report: dict[str, Any]) -> str:
     clock = report.get("core_clock_hz") or 0
     cycles = report["total_cycles"]
     time = f" ({cycles / clock * 1e3:.3f} ms at {clock / 1e6:g} MHz)" if clock else ""
+    dram = report.get("peak_dram_bytes") or 0
+    spilled = report.get("spilled_bytes_accessed") or 0
     rows = [
         ("Accelerator", report["accelerator"]),
         ("System configuration", report["system_config"]),
         ("Memory mode", report["memory_mode"]),
         ("Peak SRAM used", f"{peak / 1024:.2f} KiB ({peak} bytes)"),
+        # Only plans that spill use DRAM for feature maps: the others' summary is unchanged.
+        *([("Peak DRAM used", f"{dram / 1024:.2f} KiB ({dram} bytes)")] if dram else []),
         ("SRAM lower bound", "-" if bound is None else f"{bound / 1024:.2f} KiB ({bound} bytes)"),
         ("Cascades", str(report["cascades"])),
         ("NPU operations", str(report["npu_ops"])),
@@ -350,6 +392,7 @@ def format_summary(report: dict[str, Any]) -> str:
         ("Command streams", str(report["command_streams"])),
         ("Flash bytes read", str(report["flash_bytes_read"])),
         ("SRAM bytes accessed", str(report["sram_bytes_accessed"])),
+        *([("Spilled bytes accessed", str(spilled))] if spilled else []),
         ("NPU cycles", str(report["npu_cycles"])),
         ("Total cycles", f"{cycles}{time}"),
         ("Compile time", f"{report['compile_seconds']:.2f} s"),

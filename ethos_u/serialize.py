@@ -200,6 +200,12 @@ def _accelerator_from_payload(words: list[int]) -> str | None:
     return name if name in ethosu.ACCELERATORS else None
 
 
+def payload_accelerator(data: bytes | bytearray) -> str | None:
+    """The accelerator a COP1 driver payload names in its config word (None: it names none)."""
+    words = _words_from_bytes(bytes(data))
+    return _accelerator_from_payload(words) if words and words[0] == _COP1 else None
+
+
 def command_words(data: bytes | bytearray) -> list[int]:
     """The register command stream in raw little-endian bytes or in a COP1 driver payload
     (e.g. `cmd_data` of `vela --output-format raw`)."""

@@ -17,10 +17,10 @@ file has one subgraph, in the order of the function's body:
 
 Regions. The TFLite Micro Ethos-U kernel binds the operator's inputs after the command stream,
 then its outputs, to consecutive base-pointer regions: region 0 = read-only (flash), region 1 =
-scratch, region 2 = fast scratch, regions 3... = the IFMs then the OFMs. Our streams address
-only region 0 (their own flash image) and region 1 (the SRAM image of
-`cascade.allocated_peak_bytes` bytes in which every tensor lives at its allocated offset), as
-Vela's do in its Shared_Sram mode. So:
+scratch, region 2 = fast scratch, regions 3... = the IFMs then the OFMs. Unless the function
+spills (below), our streams address only region 0 (their own flash image) and region 1 (the
+SRAM image of `cascade.allocated_peak_bytes` bytes in which every tensor lives at its allocated
+offset), as Vela's do in its Shared_Sram mode. So:
 
 * one `scratch` tensor of exactly `cascade.allocated_peak_bytes` bytes is region 1 of every
   custom operator, and also its fast scratch (Vela passes the same tensor twice on Ethos-U55;
@@ -34,6 +34,16 @@ Vela's do in its Shared_Sram mode. So:
   operators, CPU operator results) at its placement offset, that is inside the scratch tensor
   exactly where the streams read and write it. The IFMs and OFMs a custom operator lists are
   therefore the same bytes region 1 addresses; regions 3+ are bound but unused.
+
+Spilled tensors (a function with `cascade.allocated_dram_bytes`, Ethos-U65's Dedicated_Sram):
+the streams address the DRAM arena as region 1 and the SRAM as region 2 (`lower_to_ethosu`).
+Then `scratch` is the DRAM arena, exactly `cascade.allocated_dram_bytes` bytes at arena offset
+0, in which every tensor TFLite sees (model inputs and outputs, values crossing between CPU and
+NPU operators) lies at its DRAM placement (the planner spills all of them: one in SRAM is an
+error), and a separate `scratch_fast` tensor of `cascade.allocated_peak_bytes` bytes is region
+2. The ethos-u driver points region 2 at its fast memory (the SRAM) when it has one; for the
+file to run without one too, `scratch_fast` gets its own bytes of the arena, right after
+`scratch` (Vela places it at offset 0 and relies on the driver).
 
 IFMs of a stream: the values (arguments, CPU results, values an earlier stream left in SRAM)
 whose bytes the stream reads before it writes them, found by replaying its commands' feature
@@ -66,6 +76,7 @@ from xdsl.ir import Operation, SSAValue
 
 from cascade.dialects import ethosu, nn
 from cascade.dialects.cascade import MemoryRegion, PlacementAttr, get_placement
+from cascade.passes.planner.placement import align
 
 __all__ = ["NPU_CUSTOM_OPTIONS", "OFFLINE_ALLOCATION", "TFLiteOutputError", "lowered_tflite"]
 
@@ -108,10 +119,32 @@ class _NpuCall:
 class _Program:
     function: func.FuncOp
     peak: int
+    """SRAM bytes: the scratch (region 1), or the fast scratch (region 2) when `dram` is set."""
     steps: list[_NpuCall | nn.NNOperation]
     placements: dict[SSAValue, PlacementAttr]
     results: list[SSAValue]
     quant_sources: dict[SSAValue, list[ethosu.QuantizationAttr]] = field(default_factory=dict)
+    dram: int | None = None
+    """DRAM arena bytes of a function that spills (region 1), else None."""
+
+    @property
+    def arena(self) -> MemoryRegion:
+        """The memory of the tensor arena, where every tensor TFLite sees lives."""
+        return MemoryRegion.SRAM if self.dram is None else MemoryRegion.DRAM
+
+    @property
+    def scratch(self) -> int:
+        """Bytes of the scratch tensor (region 1)."""
+        return self.peak if self.dram is None else self.dram
+
+    def region_sizes(self) -> dict[int, int]:
+        """Bytes of each scratch region the streams may address."""
+        from cascade.passes.lower_to_ethosu import SCRATCH_FAST_REGION, SCRATCH_REGION
+
+        sizes = {SCRATCH_REGION: self.scratch}
+        if self.dram is not None:
+            sizes[SCRATCH_FAST_REGION] = self.peak
+        return sizes
 
 
 def _lowered_function(module: ModuleOp) -> func.FuncOp:
@@ -129,7 +162,7 @@ def _describe(op: Operation) -> str:
 
 def _program(module: ModuleOp) -> _Program:
     """The steps of the lowered function, checking it is the output of lower-to-ethosu."""
-    from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR, arg_placement
+    from cascade.passes.memory_check import ALLOCATED_DRAM_ATTR, ALLOCATED_PEAK_ATTR, arg_placement
 
     function = _lowered_function(module)
     name = f"@{function.sym_name.data}"
@@ -137,12 +170,15 @@ def _program(module: ModuleOp) -> _Program:
     if peak_attr is None:
         raise TFLiteOutputError(f"{name} is not allocated: run ethosu-pipeline (or lower-to-ethosu) first")
     peak = int(peak_attr.value.data)  # type: ignore[attr-defined]
+    dram_attr = function.attributes.get(ALLOCATED_DRAM_ATTR)
+    dram = int(dram_attr.value.data) if dram_attr is not None else None  # type: ignore[attr-defined]
+    arena = MemoryRegion.SRAM if dram is None else MemoryRegion.DRAM
     placements: dict[SSAValue, PlacementAttr] = {}
     for index, arg in enumerate(function.args):
         attr = arg_placement(function, index)
         if attr is None:
             raise TFLiteOutputError(f"{name}: argument #{index} has no cascade.placement")
-        placements[arg] = attr
+        placements[arg] = _in_arena(attr, arena, f"{name}: argument #{index}")
     steps: list[_NpuCall | nn.NNOperation] = []
     results: list[SSAValue] = []
     for op in function.body.block.ops:
@@ -150,11 +186,11 @@ def _program(module: ModuleOp) -> _Program:
             steps.append(_NpuCall(op))
         elif isinstance(op, UnrealizedConversionCastOp) and not op.operands:
             if not steps or not isinstance(steps[-1], _NpuCall):
-                raise TFLiteOutputError(f"{name}: a load from SRAM does not follow a command stream")
-            placements[op.results[0]] = _placement_of(op, name)
+                raise TFLiteOutputError(f"{name}: a load from memory does not follow a command stream")
+            placements[op.results[0]] = _placement_of(op, name, arena)
             steps[-1].outputs.append(op.results[0])
         elif isinstance(op, nn.NNOperation):
-            placements[op.results[0]] = _placement_of(op, name)
+            placements[op.results[0]] = _placement_of(op, name, arena)
             steps.append(op)
         elif isinstance(op, func.ReturnOp):
             results = list(op.operands)
@@ -164,20 +200,34 @@ def _program(module: ModuleOp) -> _Program:
             )
     if not any(isinstance(step, _NpuCall) for step in steps):
         raise TFLiteOutputError(f"{name} has no ethosu.command_stream: run ethosu-pipeline (or lower-to-ethosu) first")
+    program = _Program(function, peak, steps, placements, results, dram=dram)
     for value, attr in placements.items():
-        if attr.get_offset() + _byte_size(value) > peak:
-            raise TFLiteOutputError(f"{name}: '{_value_name(value)}' lies outside the {peak}-byte SRAM image")
-    return _Program(function, peak, steps, placements, results)
+        if attr.get_offset() + _byte_size(value) > program.scratch:
+            raise TFLiteOutputError(
+                f"{name}: '{_value_name(value)}' lies outside the {program.scratch}-byte {arena.value.upper()} image"
+            )
+    return program
 
 
-def _placement_of(op: Operation, function_name: str) -> PlacementAttr:
+def _placement_of(op: Operation, function_name: str, arena: MemoryRegion) -> PlacementAttr:
     attr = get_placement(op)
     if attr is None:
         raise TFLiteOutputError(
             f"{function_name}: {_describe(op)} has no cascade.placement: run ethosu-pipeline (or lower-to-ethosu) first"
         )
-    if attr.get_region() != MemoryRegion.SRAM:
-        raise TFLiteOutputError(f"{function_name}: {_describe(op)} is placed in {attr.get_region().value}, not SRAM")
+    # A load has no name of its own: name the value it loads.
+    what = (
+        f"the load of '{_value_name(op.results[0])}'" if isinstance(op, UnrealizedConversionCastOp) else _describe(op)
+    )
+    return _in_arena(attr, arena, f"{function_name}: {what}")
+
+
+def _in_arena(attr: PlacementAttr, arena: MemoryRegion, what: str) -> PlacementAttr:
+    """`attr`, if it lies in the tensor arena: SRAM, or DRAM for a function that spills (TFLite
+    and the CPU see only the arena; the fast scratch is the NPU's)."""
+    if attr.get_region() != arena:
+        spills = " (the function spills: TFLite sees only the DRAM arena)" if arena == MemoryRegion.DRAM else ""
+        raise TFLiteOutputError(f"{what} is placed in {attr.get_region().value}, not {arena.value.upper()}{spills}")
     return attr
 
 
@@ -207,7 +257,7 @@ def _value_name(value: SSAValue) -> str:
 
 
 # --------------------------------------------------------------------------- #
-# What each stream reads and writes in SRAM
+# What each stream reads and writes in the scratch (region 1, where TFLite's tensors are)
 # --------------------------------------------------------------------------- #
 
 
@@ -234,9 +284,9 @@ def _is_fill(command: ethosu.EthosUCommand) -> bool:
 
 
 def _reads(command: ethosu.EthosUCommand) -> list[tuple[np.ndarray, ethosu.QuantizationAttr | None]]:
-    """The SRAM bytes `command` reads, each with the quantization when it is the tensor's own."""
+    """The scratch bytes `command` reads, each with the quantization when it is the tensor's own."""
     if isinstance(command, ethosu.DmaOp):
-        return [(_range_bytes(command.src), None)] if command.src.region == ethosu_sram() else []
+        return [(_range_bytes(command.src), None)] if command.src.region == ethosu_scratch() else []
     reads: list[tuple[np.ndarray, ethosu.QuantizationAttr | None]] = []
     exact = isinstance(command, ethosu.Conv2DOp | ethosu.DepthwiseConv2DOp | ethosu.ElementwiseOp) or (
         isinstance(command, ethosu.PoolingOp) and command.fused_quantize is not None
@@ -246,19 +296,19 @@ def _reads(command: ethosu.EthosUCommand) -> list[tuple[np.ndarray, ethosu.Quant
         maps.append(command.ifm2)
     if not _is_fill(command):
         for fm in maps:
-            if fm.region.data == ethosu_sram():
+            if fm.region.data == ethosu_scratch():
                 reads.append((_fm_bytes(fm), fm.quantization_or_none if exact else None))
     for attr in [*command.weight_ranges, *command.bias_ranges]:
-        if attr.region == ethosu_sram():
+        if attr.region == ethosu_scratch():
             reads.append((_range_bytes(attr), None))
     return reads
 
 
 def _write(command: ethosu.EthosUCommand) -> tuple[np.ndarray, ethosu.QuantizationAttr | None] | None:
-    """The SRAM bytes `command` writes, with the quantization when it is the tensor's own."""
+    """The scratch bytes `command` writes, with the quantization when it is the tensor's own."""
     if isinstance(command, ethosu.DmaOp):
-        return (_range_bytes(command.dest), None) if command.dest.region == ethosu_sram() else None
-    if command.ofm.region.data != ethosu_sram():
+        return (_range_bytes(command.dest), None) if command.dest.region == ethosu_scratch() else None
+    if command.ofm.region.data != ethosu_scratch():
         return None
     exact = isinstance(command, ethosu.Conv2DOp | ethosu.DepthwiseConv2DOp) or (
         isinstance(command, ethosu.PoolingOp) and command.fused_quantize is not None
@@ -269,17 +319,51 @@ def _write(command: ethosu.EthosUCommand) -> tuple[np.ndarray, ethosu.Quantizati
     return _fm_bytes(command.ofm), command.ofm.quantization_or_none if exact else None
 
 
-def ethosu_sram() -> int:
-    """The region of the SRAM image in lowered streams (`lower_to_ethosu.SRAM_REGION`)."""
-    from cascade.passes.lower_to_ethosu import SRAM_REGION
+def ethosu_scratch() -> int:
+    """The region of the tensor arena in lowered streams (`lower_to_ethosu.SCRATCH_REGION`)."""
+    from cascade.passes.lower_to_ethosu import SCRATCH_REGION
 
-    return SRAM_REGION
+    return SCRATCH_REGION
+
+
+def _accessed(command: ethosu.EthosUCommand) -> list[tuple[int, int, int]]:
+    """(region, first byte, end) of every feature map and address range `command` touches."""
+    ranges: list[tuple[int, int, int]] = []
+    if isinstance(command, ethosu.DmaOp):
+        attrs = [command.src, command.dest]
+    else:
+        attrs = [*command.weight_ranges, *command.bias_ranges]
+        for fm in (command.ifm, getattr(command, "ifm2", None), command.ofm):
+            if isinstance(fm, ethosu.FeatureMapAttr):
+                addresses = _fm_bytes(fm)
+                ranges.append((fm.region.data, int(addresses.min()), int(addresses.max()) + 1))
+    ranges += [(a.region, a.address, a.address + a.length) for a in attrs]
+    return ranges
+
+
+def _check_regions(program: _Program, call: _NpuCall) -> None:
+    """Every scratch address of the stream lies in its region's tensor; no other region but
+    the read-only one and the SHRAM is addressed."""
+    from cascade.passes.lower_to_ethosu import FLASH_REGION
+
+    sizes = program.region_sizes()
+    for command in call.stream.commands:
+        for region, start, end in _accessed(command):
+            if region in (FLASH_REGION, ethosu.SHRAM_REGION):
+                continue
+            if region not in sizes:
+                raise TFLiteOutputError(f"a command stream addresses region {region}, which the file does not bind")
+            if start < 0 or end > sizes[region]:
+                raise TFLiteOutputError(
+                    f"a command stream addresses byte {end - 1:#x} of region {region}, outside its "
+                    f"{sizes[region]}-byte scratch"
+                )
 
 
 def _trace_memory(program: _Program) -> None:
     """Fill in the IFMs of every stream and the quantizations the commands give (module doc)."""
     values: list[SSAValue] = []
-    owner = np.full(program.peak, -1, dtype=np.int64)
+    owner = np.full(program.scratch, -1, dtype=np.int64)
 
     def store(value: SSAValue) -> None:
         attr = program.placements[value]
@@ -290,6 +374,7 @@ def _trace_memory(program: _Program) -> None:
         store(arg)
     for step in program.steps:
         if isinstance(step, _NpuCall):
+            _check_regions(program, step)
             _trace_stream(program, step, owner, values)
             for value in step.outputs:
                 store(value)
@@ -298,12 +383,11 @@ def _trace_memory(program: _Program) -> None:
 
 
 def _trace_stream(program: _Program, call: _NpuCall, owner: np.ndarray, values: list[SSAValue]) -> None:
-    written = np.zeros(program.peak, dtype=bool)
+    written = np.zeros(program.scratch, dtype=bool)
     read_ids: list[int] = []
     writes: list[tuple[np.ndarray, ethosu.QuantizationAttr | None]] = []
     for command in call.stream.commands:
         for addresses, quant in _reads(command):
-            _check_inside(addresses, program.peak)
             fresh = addresses[~written[addresses]]
             for index in dict.fromkeys(int(i) for i in owner[fresh] if i >= 0):
                 if index not in read_ids:
@@ -311,26 +395,18 @@ def _trace_stream(program: _Program, call: _NpuCall, owner: np.ndarray, values: 
                 if quant is not None:
                     program.quant_sources.setdefault(values[index], []).append(quant)
         if (write := _write(command)) is not None:
-            _check_inside(write[0], program.peak)
             written[write[0]] = True
             writes.append(write)
     call.inputs = [values[i] for i in sorted(read_ids)]
     owner[written] = -1
     for value in call.outputs:
         start = program.placements[value].get_offset()
-        span = np.zeros(program.peak, dtype=bool)
+        span = np.zeros(program.scratch, dtype=bool)
         span[start : start + _byte_size(value)] = True
         for addresses, quant in reversed(writes):  # the last write is the value's producer
             if quant is not None and span[addresses].any():
                 program.quant_sources.setdefault(value, []).append(quant)
                 break
-
-
-def _check_inside(addresses: np.ndarray, peak: int) -> None:
-    if addresses.size and (addresses.min() < 0 or addresses.max() >= peak):
-        raise TFLiteOutputError(
-            f"a command stream addresses SRAM byte {int(addresses.max()):#x}, outside the {peak}-byte scratch"
-        )
 
 
 # --------------------------------------------------------------------------- #
@@ -453,7 +529,7 @@ class _Writer:
         )
 
 
-def _write_npu_call(writer: _Writer, call: _NpuCall, index: int, scratch: int) -> None:
+def _write_npu_call(writer: _Writer, call: _NpuCall, index: int, scratch: int, fast_scratch: int) -> None:
     from cascade.ethos_u.serialize import driver_payload
 
     suffix = "" if index == 0 else f"_{index}"
@@ -463,7 +539,7 @@ def _write_npu_call(writer: _Writer, call: _NpuCall, index: int, scratch: int) -
     flash = call.stream.flash_image() or EMPTY_FLASH
     command_stream = writer.tensor(f"ethos_u_command_stream{suffix}", [len(payload)], "uint8", data=payload)
     read_only = writer.tensor(f"read_only{suffix}", [len(flash)], "uint8", data=flash)
-    inputs = [command_stream, read_only, scratch, scratch, *(writer.value(v) for v in call.inputs)]
+    inputs = [command_stream, read_only, scratch, fast_scratch, *(writer.value(v) for v in call.inputs)]
     outputs = [writer.value(v) for v in call.outputs]
     writer.builder.add_operator("CUSTOM", inputs, outputs, custom_code=CUSTOM_CODE, custom_options=NPU_CUSTOM_OPTIONS)
 
@@ -528,11 +604,16 @@ def lowered_tflite(module: ModuleOp) -> bytes:
     _trace_memory(program)
     writer = _Writer(program)
     inputs = [writer.value(arg) for arg in program.function.args]
-    scratch = writer.tensor("scratch", [program.peak], "uint8", offset=0)
+    scratch = writer.tensor("scratch", [program.scratch], "uint8", offset=0)
+    fast_scratch = scratch
+    if program.dram is not None:
+        # Its own arena bytes after the DRAM arena: the file runs even when the driver does not
+        # substitute a fast memory for region 2 (module docstring).
+        fast_scratch = writer.tensor("scratch_fast", [program.peak], "uint8", offset=align(program.scratch))
     npu_calls = 0
     for step in program.steps:
         if isinstance(step, _NpuCall):
-            _write_npu_call(writer, step, npu_calls, scratch)
+            _write_npu_call(writer, step, npu_calls, scratch, fast_scratch)
             npu_calls += 1
         else:
             _write_cpu_operator(writer, step)

@@ -12,6 +12,13 @@ does the same, see `kernels.softmax_lut`).
 
 LiteRT is an optional dependency (the `test` extra); without it, `LiteRTUnavailable` says
 how to install it.
+
+`run_ethosu_tflite` runs a file in Vela's output format (`-t ethosu-tflite`, or Vela's own) as
+TFLite Micro would, one operator after the other in one tensor arena laid out by the file's
+`OfflineMemoryAllocation` metadata: every `ethos-u` operator on the functional model of the NPU
+(`interpreter.ethosu`) with its inputs after the command stream, then its outputs, bound to
+base-pointer regions 0, 1, 2, ... (read-only, scratch, fast scratch, IFMs, OFMs), as the
+TFLite Micro kernel binds them; every builtin operator with LiteRT's reference kernel.
 """
 
 from __future__ import annotations
@@ -126,3 +133,101 @@ def _replay(model: bytes, inputs: Sequence[np.ndarray]) -> ReferenceRun:
     tensors = {names[i]: v for i, v in values.items()}
     outputs = [values[int(i)] for i in graph.OutputsAsNumpy()]
     return ReferenceRun(tensors, outputs)
+
+
+# --------------------------------------------------------------------------- #
+# Vela-format files: the ethos-u custom operator on the functional model
+# --------------------------------------------------------------------------- #
+
+_NUMPY_TYPES = {0: "<f4", 2: "<i4", 3: "<u1", 4: "<i8", 7: "<i2", 9: "<i1"}
+"""numpy dtypes of the TFLite tensor types a Vela-format file holds."""
+ETHOS_U = b"ethos-u"
+
+
+@dataclass
+class EthosURun:
+    """The outputs of a Vela-format file, in order, and its arena after the run."""
+
+    outputs: list[np.ndarray]
+    arena: np.ndarray
+
+
+def run_ethosu_tflite(
+    model: bytes, inputs: Sequence[np.ndarray], *, fast_memory: bool = False, poison: int = 0xA5
+) -> EthosURun:
+    """Run a Vela-format `model` on `inputs` (module docstring). The arena starts as `poison`.
+
+    `fast_memory` gives region 2 its own memory of the fast scratch tensor's size, as the
+    ethos-u driver does when it has a fast memory (Ethos-U65's SRAM); without it region 2 is the
+    fast scratch tensor's bytes in the arena. Every non-constant tensor needs an offline offset.
+    """
+    from cascade.ethos_u.serialize import command_words, payload_accelerator
+    from cascade.interpreter.ethosu import EthosUMachine
+
+    root, graph = _operators(model)
+    metadata = {root.Metadata(i).Name().decode(): root.Metadata(i).Buffer() for i in range(root.MetadataLength())}
+    if "OfflineMemoryAllocation" not in metadata:
+        raise ValueError("the model has no OfflineMemoryAllocation metadata")
+    words = np.frombuffer(_buffer(root, metadata["OfflineMemoryAllocation"]), dtype="<i4")
+    offsets = [int(w) for w in words[3:]]
+    if len(offsets) != graph.TensorsLength():
+        raise ValueError(f"OfflineMemoryAllocation places {len(offsets)} tensors of {graph.TensorsLength()}")
+
+    def dtype(index: int) -> np.dtype:
+        return np.dtype(_NUMPY_TYPES[graph.Tensors(index).Type()])
+
+    def shape(index: int) -> tuple[int, ...]:
+        return tuple(int(d) for d in graph.Tensors(index).ShapeAsNumpy())
+
+    def nbytes(index: int) -> int:
+        return int(np.prod(shape(index))) * dtype(index).itemsize
+
+    constants = {i: _buffer(root, graph.Tensors(i).Buffer()) for i in range(graph.TensorsLength())}
+    constants = {i: data for i, data in constants.items() if data}
+    size = max((offsets[i] + nbytes(i) for i in range(len(offsets)) if offsets[i] >= 0), default=0)
+    arena = np.full(size, poison, dtype=np.uint8)
+
+    def raw(index: int) -> np.ndarray:
+        """The bytes of tensor `index`: its constant data, else its place in the arena."""
+        if index in constants:
+            return np.frombuffer(constants[index], dtype=np.uint8)
+        if offsets[index] < 0:
+            raise ValueError(f"tensor '{graph.Tensors(index).Name().decode()}' has no offline offset")
+        return arena[offsets[index] : offsets[index] + nbytes(index)]
+
+    def value(index: int) -> np.ndarray:
+        return raw(index).view(dtype(index)).reshape(shape(index)).copy()
+
+    for index, array in zip(graph.InputsAsNumpy(), inputs, strict=True):
+        raw(int(index))[:] = np.ascontiguousarray(array, dtype=dtype(int(index))).view(np.uint8).reshape(-1)
+    for position in range(graph.OperatorsLength()):
+        op = graph.Operators(position)
+        op_inputs, op_outputs = [int(i) for i in op.InputsAsNumpy()], [int(i) for i in op.OutputsAsNumpy()]
+        if root.OperatorCodes(op.OpcodeIndex()).CustomCode() == ETHOS_U:
+            payload = constants[op_inputs[0]]
+            accelerator = payload_accelerator(payload)
+            if accelerator is None:
+                raise ValueError(f"operator {position}: the command stream names no accelerator")
+            # Regions in TFLite Micro's order: the inputs after the command stream, then the outputs.
+            regions = {region: raw(t) for region, t in enumerate([*op_inputs[1:], *op_outputs])}
+            if fast_memory:
+                regions[2] = np.full(regions[2].size, poison, dtype=np.uint8)
+            EthosUMachine(accelerator, regions).run_register_stream(command_words(payload))
+            continue
+        single, used, produced = _extract(model, position)
+        resolver = DEFAULT if _rejected_softmaxes(single) else REFERENCE
+        run = invoke(single, [value(i) for i in used], resolver)
+        for index, result in zip(produced, run.outputs, strict=True):
+            raw(index)[:] = np.ascontiguousarray(result, dtype=dtype(index)).view(np.uint8).reshape(-1)
+    return EthosURun([value(int(i)) for i in graph.OutputsAsNumpy()], arena)
+
+
+def _buffer(root: Any, index: int) -> bytes:
+    content = root.Buffers(index).DataAsNumpy()
+    return b"" if isinstance(content, int) else content.tobytes()
+
+
+def _extract(model: bytes, index: int) -> tuple[bytes, list[int], list[int]]:
+    from cascade.frontends.tflite_writer import extract_operator
+
+    return extract_operator(model, index)

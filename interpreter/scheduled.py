@@ -8,7 +8,10 @@ Every feature map, rolling buffer, recompute buffer and SRAM weight buffer lives
 `bytearray` of `cascade.allocated_peak_bytes` bytes at the offset of its
 `#cascade.placement`; nothing is computed from a value that is not read back from those bytes.
 Only read-only constants (weights streamed from flash, weight operands passed as function
-arguments) live outside it. Data is stored dense, row-major in the buffer's storage shape:
+arguments) live outside it, and the full tensors the plan spilled (`#cascade.placement<dram,
+...>`), which live the same way in a second flat `bytearray`, the DRAM of
+`cascade.allocated_dram_bytes` bytes. Data is stored dense, row-major in the buffer's storage
+shape:
 
 * a full tensor (graph input, cascade or lone operator output): its shape;
 * a rolling buffer of depth k: the tensor with k entries on the rolling axis; logical row r at
@@ -52,6 +55,8 @@ from cascade.dialects.cascade import (
     BufferMode,
     ForStripesOp,
     GroupOp,
+    MemoryRegion,
+    PlacementAttr,
     RollingBufferOp,
     StripedRegionOp,
     get_placement,
@@ -67,6 +72,7 @@ from cascade.interpreter.nn import (
     run_program,
 )
 from cascade.passes.memory_check import (
+    ALLOCATED_DRAM_ATTR,
     ALLOCATED_PEAK_ATTR,
     WEIGHTS_PLACEMENT_ATTR,
     arg_placement,
@@ -78,7 +84,7 @@ from cascade.passes.planner.program import SPATIAL_AXES, ProgramGraph
 from cascade.passes.planner.stripes import CascadeGeometry
 
 POISON = 0xA5
-"""The byte written over a buffer when it dies (and over all of SRAM at the start)."""
+"""The byte written over a buffer when it dies (and over all of SRAM and DRAM at the start)."""
 
 
 def is_scheduled(module: ModuleOp) -> bool:
@@ -134,7 +140,7 @@ def _poison(dtype: np.dtype) -> np.generic:
 
 @dataclass
 class _Store:
-    """Where and how a logical tensor's cells are kept in SRAM."""
+    """Where and how a logical tensor's cells are kept in SRAM (or DRAM)."""
 
     offset: int
     size: int
@@ -148,6 +154,7 @@ class _Store:
     depth: int = 0
     origin: tuple[int, ...] = ()
     """Recompute: the logical coordinate stored at storage index 0 during the current stripe."""
+    memory: MemoryRegion = MemoryRegion.SRAM
 
     def view(self, sram: bytearray) -> np.ndarray:
         if math.prod(self.shape) * self.dtype.itemsize > self.size:
@@ -210,6 +217,8 @@ class ScheduledRun:
     """How many operator executions read their weights back from SRAM."""
     function: FuncOp | None = None
     """The function that ran."""
+    dram: bytearray = field(default_factory=bytearray)
+    """The final DRAM image (empty when nothing is spilled)."""
 
     def program_run(self) -> ProgramRun:
         return ProgramRun(self.outputs, self.values)
@@ -224,13 +233,15 @@ class _Executor:
         if problems:
             raise InterpretationError("the allocation is not valid: " + "; ".join(problems[:5]))
         peak = function.attributes[ALLOCATED_PEAK_ATTR]
+        dram = function.attributes.get(ALLOCATED_DRAM_ATTR)
         self.function = function
         self.sram = bytearray([POISON]) * peak.value.data  # type: ignore[union-attr]
+        self.dram = bytearray([POISON]) * (dram.value.data if dram is not None else 0)  # type: ignore[union-attr]
         self.flash: dict[SSAValue, np.ndarray] = {}
         self.stores: dict[SSAValue, _Store] = {}
         self.values: dict[SSAValue, np.ndarray] = {}
         self.weights_from_sram = 0
-        self.buffers, _ = live_buffers(function)
+        self.buffers, _ = live_buffers(function, None)
         self.interpreter = Interpreter(ModuleOp([]))
         self.interpreter.register_implementations(NNFunctions())
         # The planner's view of the same program: operator indices, access relations, geometry.
@@ -244,14 +255,25 @@ class _Executor:
             if placement is None:
                 self.flash[arg] = np.asarray(value)
                 continue
-            store = self._full_store(arg, placement.get_offset(), placement.get_size())
-            store.write(self.sram, Region((0,) * len(store.shape), store.shape), np.asarray(value))
+            store = self._full_store(arg, placement)
+            store.write(self._bytes(store), Region((0,) * len(store.shape), store.shape), np.asarray(value))
         for op in function.body.block.ops:
             if isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr):
                 self.flash[op.result] = constant_array(op.value)
 
-    def _full_store(self, value: SSAValue, offset: int, size: int) -> _Store:
-        store = _Store(offset, size, _shape(value), _shape(value), _dtype(value), "full")
+    def _memory(self, region: MemoryRegion) -> bytearray:
+        if region == MemoryRegion.SRAM:
+            return self.sram
+        if region == MemoryRegion.DRAM:
+            return self.dram
+        raise InterpretationError(f"the stripe executor has no {region.value} memory")
+
+    def _bytes(self, store: _Store) -> bytearray:
+        return self._memory(store.memory)
+
+    def _full_store(self, value: SSAValue, placement: PlacementAttr) -> _Store:
+        offset, size, shape = placement.get_offset(), placement.get_size(), _shape(value)
+        store = _Store(offset, size, shape, shape, _dtype(value), "full", memory=placement.get_region())
         self.stores[value] = store
         return store
 
@@ -269,13 +291,13 @@ class _Executor:
             placement = get_placement(unit)
             if placement is None:
                 raise InterpretationError(f"{unit.name} (step {step}) has no placement")
-            self._full_store(unit.results[0], placement.get_offset(), placement.get_size())
+            store = self._full_store(unit.results[0], placement)
             if isinstance(unit, StripedRegionOp):
                 self._run_loop(unit)
             else:
                 assert isinstance(unit, nn.NNOperation)
                 out = self._compute(unit, None)
-                self.stores[unit.results[0]].write(self.sram, Region((0,) * out.ndim, out.shape), out)
+                store.write(self._bytes(store), Region((0,) * out.ndim, out.shape), out)
             result = unit.results[0]
             self.values[result] = self._read_full(result)
             if isinstance(unit, StripedRegionOp):
@@ -284,7 +306,7 @@ class _Executor:
                 # Read from SRAM only now: an output overwritten by a later step shows.
                 outputs = [self._read_full(v) for v in ret.arguments]
             self._poison_dead(step)
-        return ScheduledRun(outputs, self.sram, self.values, self.weights_from_sram, self.function)
+        return ScheduledRun(outputs, self.sram, self.values, self.weights_from_sram, self.function, self.dram)
 
     def _poison_dead(self, step: int) -> None:
         """Poison the bytes of the buffers dying at `step`, except those a buffer still live
@@ -296,17 +318,17 @@ class _Executor:
             dead = np.ones(buffer.size, dtype=bool)
             for other in surviving:
                 start, end = max(buffer.offset, other.offset), min(buffer.end, other.end)
-                if start < end:
+                if start < end and other.region == buffer.region:
                     dead[start - buffer.offset : end - buffer.offset] = False
-            memory = np.frombuffer(self.sram, dtype=np.uint8)
+            memory = np.frombuffer(self._memory(buffer.region), dtype=np.uint8)
             memory[buffer.offset : buffer.end][dead] = POISON
-            del memory  # release the export of `self.sram`
+            del memory  # release the export of the bytearray
 
     def _read_full(self, value: SSAValue) -> np.ndarray:
         if value in self.flash:
             return self.flash[value].copy()
         store = self.stores[value]
-        return store.read(self.sram, Region((0,) * len(store.shape), store.shape))
+        return store.read(self._bytes(store), Region((0,) * len(store.shape), store.shape))
 
     def _copy_weights(self, step: int) -> None:
         """Copy the weights of every SRAM weight buffer that becomes live at `step`."""
@@ -316,7 +338,8 @@ class _Executor:
             raw = b"".join(np.ascontiguousarray(self.flash[v]).tobytes() for v in self._weight_operands(buffer.op))
             # A weight buffer is sized for the encoded stream; raw bytes that do not fit are
             # truncated (the operator then reads its weights from flash, see `_weights`).
-            self.sram[buffer.offset : buffer.offset + min(len(raw), buffer.size)] = raw[: buffer.size]
+            memory = self._memory(buffer.region)
+            memory[buffer.offset : buffer.offset + min(len(raw), buffer.size)] = raw[: buffer.size]
 
     def _weight_operands(self, op: Operation) -> list[SSAValue]:
         return [v for v in op.operands if v in self.flash]
@@ -331,11 +354,10 @@ class _Executor:
         self.weights_from_sram += 1
         result = {}
         cursor = placement.get_offset()  # type: ignore[union-attr]
+        memory = self._memory(placement.get_region())  # type: ignore[union-attr]
         for v in operands:
             array = self.flash[v]
-            result[v] = np.frombuffer(bytes(self.sram[cursor : cursor + array.nbytes]), array.dtype).reshape(
-                array.shape
-            )
+            result[v] = np.frombuffer(bytes(memory[cursor : cursor + array.nbytes]), array.dtype).reshape(array.shape)
             cursor += array.nbytes
         return result
 
@@ -368,7 +390,7 @@ class _Executor:
         for stripe in geometry.stripe_indices():
             for store in recompute:
                 # Stripe-local: whatever the previous stripe left must never be read.
-                self.sram[store.offset : store.offset + store.size] = bytes([POISON]) * store.size
+                self._bytes(store)[store.offset : store.offset + store.size] = bytes([POISON]) * store.size
             for member in members:
                 op_index = self.index[member]
                 box = geometry.computed_box(op_index, stripe)
@@ -379,7 +401,7 @@ class _Executor:
                     required = geometry.required_box(op_index, stripe)
                     assert required is not None
                     store.origin = required.offset
-                store.write(self.sram, box, self._compute(member, box))
+                store.write(self._bytes(store), box, self._compute(member, box))
 
     def _intermediate_store(self, member: nn.NNOperation, loop: StripedRegionOp) -> _Store:
         value = member.results[0]
@@ -411,6 +433,7 @@ class _Executor:
                 "rolling",
                 axis,
                 depth,
+                memory=placement.get_region(),
             )
         return _Store(
             placement.get_offset(),
@@ -420,6 +443,7 @@ class _Executor:
             _dtype(value),
             "recompute",
             origin=(0,) * len(logical),
+            memory=placement.get_region(),
         )
 
     # ----------------------------------------------------------------- one operator
@@ -440,7 +464,7 @@ class _Executor:
             role = roles[position] if position < len(roles) else ("input", position)
             read = None if box is None else self._read_box(index, role[1], box, store.logical)
             full = Region((0,) * len(store.logical), store.logical)
-            args.append(store.read(self.sram, full if box is None else read))
+            args.append(store.read(self._bytes(store), full if box is None else read))
         if box is None:
             return np.asarray(self.interpreter.run_op(op, tuple(args))[0])
         return _compute_box(self.interpreter, op, args, box)
@@ -591,6 +615,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for line in mismatches:
         print(f"mismatch {line}")
     print(f"sram: {len(run.sram)} bytes")
+    if run.dram:
+        print(f"dram: {len(run.dram)} bytes")
     print(f"bit-exact: {compared - len(mismatches)}/{compared} tensors")
     return 0 if compared and not mismatches else 1
 

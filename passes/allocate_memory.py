@@ -1,4 +1,4 @@
-"""allocate-memory: give every SRAM buffer of a planned program an offset.
+"""allocate-memory: give every buffer of a planned program an offset, in SRAM or in DRAM.
 
     cascade-opt net.mlir --cascade-plan --rolling-buffer --allocate-memory
     cascade-opt net.mlir -p 'cascade-plan{accelerator=ethos-u55-128},rolling-buffer,
@@ -12,7 +12,12 @@ which happens only when `accelerator` is not the one the plan was made for). Siz
 cost model's (feature maps in NHCWB16 bricks where Vela would use them, channels rounded to
 16), every offset and size a multiple of 16 bytes; lifetimes are steps of the stripe schedule.
 
-Placements written (`#cascade.placement<sram, offset, size>`):
+The full tensors the plan spills (`cascade.spilled`: `cascade_plan.scheduled_spilled_buffers`)
+live in DRAM, the tensor arena of Ethos-U's Dedicated_Sram: their buffers are placed on their
+own, with the same `place`, at `#cascade.placement<dram, offset, size>`; the DRAM peak must be
+the plan's `cascade.peak_dram_bytes`. Everything else is in SRAM.
+
+Placements written (`#cascade.placement<sram, offset, size>`, or `dram` for spilled tensors):
 
 * graph inputs: the function argument attribute `cascade.placement`;
 * a cascade's output (the full tensor a stripe loop fills) or a lone operator's output: the
@@ -22,10 +27,11 @@ Placements written (`#cascade.placement<sram, offset, size>`):
 * a recompute intermediate: its producer's `cascade.placement`;
 * SRAM weights: the operator's `cascade.weights_placement`.
 
-The function gets `cascade.allocated_peak_bytes` (highest placed byte) and
-`cascade.max_live_bytes` (the largest total of buffers live at one step: the lower bound of
-any placement). `passes.memory_check` verifies the result independently, before the pass
-returns: an allocation it refuses is an `AllocationError` (a bug of this pass, reported by the
+The function gets `cascade.allocated_peak_bytes` (highest placed SRAM byte),
+`cascade.max_live_bytes` (the largest total of SRAM buffers live at one step: the lower bound
+of any placement) and, when it spills, `cascade.allocated_dram_bytes` (highest placed DRAM
+byte). `passes.memory_check` verifies the result independently, before the pass returns: an
+allocation it refuses is an `AllocationError` (a bug of this pass, reported by the
 driver as an internal error of `allocate-memory`), never IR that would compute wrong values.
 """
 
@@ -48,9 +54,15 @@ from cascade.dialects.cascade import (
     StripedRegionOp,
     set_placement,
 )
-from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR, MAX_LIVE_ATTR, WEIGHTS_PLACEMENT_ATTR, check_memory
+from cascade.passes.memory_check import (
+    ALLOCATED_DRAM_ATTR,
+    ALLOCATED_PEAK_ATTR,
+    MAX_LIVE_ATTR,
+    WEIGHTS_PLACEMENT_ATTR,
+    check_memory,
+)
 from cascade.passes.planner.from_nn import check_tensor_sizes
-from cascade.passes.planner.placement import max_live, place
+from cascade.passes.planner.placement import Buffer, Placement, max_live, place
 from cascade.passes.planner.program import ProgramGraph
 from cascade.passes.rolling_buffer import group_view
 
@@ -61,7 +73,7 @@ class AllocationError(Exception):
 
 @dataclass(frozen=True)
 class AllocateMemoryPass(ModulePass):
-    """Assign each SRAM buffer an offset and size (see the module docstring).
+    """Assign each buffer an offset and size in SRAM, or in DRAM when spilled (see the module docstring).
 
     Options: `accelerator` (Vela accelerator name; must be the one cascade-plan used).
     """
@@ -76,9 +88,9 @@ class AllocateMemoryPass(ModulePass):
 
 
 def allocate_function(function: FuncOp, accelerator: str) -> tuple[int, int]:
-    """Place the buffers of `function` and annotate it; returns (peak, max-live bound)."""
-    from cascade.passes.cascade_plan import PEAK_ATTR, planner_cost_model, scheduled_program
-    from cascade.passes.planner.memory import plan_buffers
+    """Place the buffers of `function` and annotate it; returns (SRAM peak, max-live bound)."""
+    from cascade.passes.cascade_plan import PEAK_ATTR, PEAK_DRAM_ATTR, planner_cost_model, scheduled_program
+    from cascade.passes.planner.memory import plan_buffers, spilled_buffers
 
     view, origin = group_view(function)
     scheduled = scheduled_program(view)
@@ -90,23 +102,32 @@ def allocate_function(function: FuncOp, accelerator: str) -> tuple[int, int]:
         raise DiagnosticException(f"allocate-memory: @{function.sym_name.data}: {error}") from None
     cost = planner_cost_model(accelerator, scheduled.program, "allocate-memory")
     graph = ProgramGraph.build(scheduled.program)
-    buffers = plan_buffers(graph, scheduled.steps, cost)
+    buffers = plan_buffers(graph, scheduled.steps, cost, scheduled.spilled)
     placement = place(buffers)
     bound = max_live(buffers)
-    planned = function.attributes.get(PEAK_ATTR)
-    if isinstance(planned, IntegerAttr) and planned.value.data != placement.peak:
-        raise DiagnosticException(
-            f"allocate-memory: @{function.sym_name.data}: allocated peak {placement.peak} differs from the "
-            f"planned {planned.value.data} (was the plan made for another accelerator than '{accelerator}'?)"
-        )
+    dram_buffers = spilled_buffers(graph, scheduled.steps, cost, scheduled.spilled) if scheduled.spilled else []
+    dram = place(dram_buffers) if dram_buffers else None
+    for attr_name, what, peak in (
+        (PEAK_ATTR, "peak", placement.peak),
+        (PEAK_DRAM_ATTR, "DRAM peak", dram.peak if dram is not None else 0),
+    ):
+        planned = function.attributes.get(attr_name)
+        if isinstance(planned, IntegerAttr) and planned.value.data != peak:
+            raise DiagnosticException(
+                f"allocate-memory: @{function.sym_name.data}: allocated {what} {peak} differs from the "
+                f"planned {planned.value.data} (was the plan made for another accelerator than '{accelerator}'?)"
+            )
 
     originals = [origin[o] for o in scheduled.nn_ops]
     op_of_tensor = {info.output.name: originals[i] for i, info in enumerate(scheduled.program.ops)}
     op_of_name = {info.name: originals[i] for i, info in enumerate(scheduled.program.ops)}
     arg_of_input = {name: index for index, name in enumerate(scheduled.program.graph_inputs)}
     arg_placements: dict[int, PlacementAttr] = {}
-    for buffer in buffers:
-        attr = PlacementAttr(MemoryRegion.SRAM, placement.offsets[buffer.name], buffer.size)
+    placed: list[tuple[Buffer, MemoryRegion, Placement]] = [(b, MemoryRegion.SRAM, placement) for b in buffers]
+    if dram is not None:
+        placed += [(b, MemoryRegion.DRAM, dram) for b in dram_buffers]
+    for buffer, memory, where in placed:
+        attr = PlacementAttr(memory, where.offsets[buffer.name], buffer.size)
         kind, _, name = buffer.name.partition(":")
         if kind == "input":
             arg_placements[arg_of_input[name]] = attr
@@ -126,6 +147,8 @@ def allocate_function(function: FuncOp, accelerator: str) -> tuple[int, int]:
         _set_arg_placements(function, arg_placements)
     function.attributes[ALLOCATED_PEAK_ATTR] = IntegerAttr(placement.peak, i64)
     function.attributes[MAX_LIVE_ATTR] = IntegerAttr(bound, i64)
+    if dram is not None:
+        function.attributes[ALLOCATED_DRAM_ATTR] = IntegerAttr(dram.peak, i64)
     if problems := check_memory(function):
         raise AllocationError(f"@{function.sym_name.data}: the allocation fails its check: {'; '.join(problems[:3])}")
     return placement.peak, bound

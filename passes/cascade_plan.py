@@ -52,7 +52,7 @@ from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, TensorType, UnitAttr, i64
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -74,7 +74,7 @@ from cascade.dialects.cascade import (
 from cascade.passes.planner.cost import CostModel
 from cascade.passes.planner.from_nn import ProgramInfo, ValueNames, check_tensor_sizes, describe, op_info_from_nn
 from cascade.passes.planner.graph import OpInfo, TensorInfo
-from cascade.passes.planner.memory import Step, plan_buffers, proportional_slice_bytes
+from cascade.passes.planner.memory import Step, plan_buffers, proportional_slice_bytes, spilled_buffers
 from cascade.passes.planner.placement import Buffer
 from cascade.passes.planner.plan import PlanningError, PlanOptions, PlanResult, describe_op, plan_program
 from cascade.passes.planner.program import SPATIAL_AXES, ProgramGraph
@@ -89,6 +89,12 @@ LOWER_BOUND_ATTR = "cascade.lower_bound_bytes"
 SLICE_DEPTH_ATTR = "cascade.weight_slice_depth"
 """i64 attribute of an operator planned alone whose SRAM weights are double-buffered in slices of
 that many output channels (two slices resident at a time)."""
+SPILLED_ATTR = "cascade.spilled"
+"""Unit attribute of a group or lone operator whose output tensor lives in the spill memory
+(DRAM in Ethos-U's Dedicated_Sram) instead of SRAM; as an argument attribute, the same for a
+graph input."""
+PEAK_DRAM_ATTR = "cascade.peak_dram_bytes"
+"""Bytes of the spill memory the plan's spilled tensors take, placed (absent: none spilled)."""
 PREFETCH_ATTR = "cascade.prefetch"
 """Unit attribute of a group or lone operator whose SRAM weights are copied while the previous
 step runs (their buffers live from the previous step on)."""
@@ -228,20 +234,26 @@ class _CpuTolerantCost:
         self.inner = inner
         self.unsupported = unsupported
 
-    def stripe_cycles(self, op: OpInfo, output: Region, weights_in_sram: bool) -> int:
+    def stripe_cycles(self, op: OpInfo, output: Region, weights_in_sram: bool, **spilled: frozenset[str]) -> int:
         try:
-            return self.inner.stripe_cycles(op, output, weights_in_sram)
+            return self.inner.stripe_cycles(op, output, weights_in_sram, **spilled)
         except self.unsupported:
             return 0
 
-    def pipelined_stripe_cycles(self, op: OpInfo, output: Region, weights_in_sram: bool) -> int:
+    def pipelined_stripe_cycles(
+        self, op: OpInfo, output: Region, weights_in_sram: bool, **spilled: frozenset[str]
+    ) -> int:
         pipelined = getattr(self.inner, "pipelined_stripe_cycles", None)
         try:
             if pipelined is None:
-                return self.inner.stripe_cycles(op, output, weights_in_sram)
-            return int(pipelined(op, output, weights_in_sram))
+                return self.inner.stripe_cycles(op, output, weights_in_sram, **spilled)
+            return int(pipelined(op, output, weights_in_sram, **spilled))
         except self.unsupported:
             return 0
+
+    def can_spill(self) -> bool:
+        can_spill = getattr(self.inner, "can_spill", None)
+        return bool(can_spill()) if callable(can_spill) else False
 
     def weight_buffer_bytes(self, op: OpInfo) -> int:
         try:
@@ -272,6 +284,18 @@ class _CpuTolerantCost:
     def can_cascade(self, op: OpInfo) -> bool:
         can_cascade = getattr(self.inner, "can_cascade", None)
         return True if can_cascade is None else bool(can_cascade(op))
+
+    def runs_on_npu(self, op: OpInfo) -> bool:
+        """Whether the target runs `op` itself: not if its model says so, nor if it cannot
+        lower it (such an operator runs on the CPU)."""
+        runs_on_npu = getattr(self.inner, "runs_on_npu", None)
+        if callable(runs_on_npu) and not runs_on_npu(op):
+            return False
+        try:
+            self.inner.stripe_cycles(op, Region.full(op.output.shape), False)
+        except self.unsupported:
+            return False
+        return True
 
     def weight_transfer_cycles(self, op: OpInfo) -> int:
         transfer = getattr(self.inner, "weight_transfer_cycles", None)
@@ -320,6 +344,8 @@ class ScheduledProgram:
     nn_ops: list[nn.NNOperation]
     steps: list[Step]
     """One per top-level group or bare operator, in order; for unplanned IR, one per operator."""
+    spilled: frozenset[str] = frozenset()
+    """Names of the full tensors the plan keeps in the spill memory (`SPILLED_ATTR`)."""
 
 
 def _top_level_units(function: FuncOp) -> Iterator[GroupOp | nn.NNOperation]:
@@ -343,6 +369,8 @@ def scheduled_program(function: FuncOp) -> ScheduledProgram:
         for result, value in zip(group.results, group.yield_op.values, strict=True):
             names.aliases[result] = value
     graph_inputs = tuple(names(arg) for arg in function.args)
+    arg_attributes = _arg_attributes(function)
+    spilled = {name for name, attrs in zip(graph_inputs, arg_attributes, strict=True) if SPILLED_ATTR in attrs}
     ops: list[OpInfo] = []
     nn_ops: list[nn.NNOperation] = []
     steps: list[Step] = []
@@ -355,6 +383,8 @@ def scheduled_program(function: FuncOp) -> ScheduledProgram:
             ops.append(op_info_from_nn(member, names))  # type: ignore[arg-type]
             nn_ops.append(member)
         steps.append(_step_of(unit, members, first))
+        if SPILLED_ATTR in unit.attributes:
+            spilled.add(ops[-1].output.name)
     outputs: list[str] = []
     for op in function.body.block.ops:
         if isinstance(op, GroupOp | nn.NNOperation):
@@ -365,7 +395,13 @@ def scheduled_program(function: FuncOp) -> ScheduledProgram:
             if isinstance(source.owner, nn.NNOperation) or source.owner is function.body.block:
                 outputs.append(names(operand))
     program = ProgramInfo(tuple(ops), graph_inputs, tuple(dict.fromkeys(outputs)))
-    return ScheduledProgram(program, nn_ops, steps)
+    return ScheduledProgram(program, nn_ops, steps, frozenset(spilled))
+
+
+def _arg_attributes(function: FuncOp) -> list[dict[str, object]]:
+    if function.arg_attrs is None:
+        return [{} for _ in function.args]
+    return [dict(attrs.data) for attrs in function.arg_attrs.data]  # type: ignore[union-attr]
 
 
 def _step_of(unit: GroupOp | nn.NNOperation, members: Sequence[nn.NNOperation], first: int) -> Step:
@@ -391,7 +427,13 @@ def _step_of(unit: GroupOp | nn.NNOperation, members: Sequence[nn.NNOperation], 
 def scheduled_buffers(function: FuncOp, cost: CostModel) -> list[Buffer]:
     """The SRAM buffers of a planned function, exactly as cascade-plan placed them."""
     scheduled = scheduled_program(function)
-    return plan_buffers(ProgramGraph.build(scheduled.program), scheduled.steps, cost)
+    return plan_buffers(ProgramGraph.build(scheduled.program), scheduled.steps, cost, scheduled.spilled)
+
+
+def scheduled_spilled_buffers(function: FuncOp, cost: CostModel) -> list[Buffer]:
+    """The spill-memory (DRAM) buffers of a planned function, as cascade-plan placed them."""
+    scheduled = scheduled_program(function)
+    return spilled_buffers(ProgramGraph.build(scheduled.program), scheduled.steps, cost, scheduled.spilled)
 
 
 def scheduled_geometry(function: FuncOp, group: GroupOp) -> CascadeGeometry:
@@ -424,9 +466,29 @@ def emit_plan(function: FuncOp, nn_ops: Sequence[nn.NNOperation], result: PlanRe
             unit = _emit_group(members, result.geometry(cascade), mode, cascade.peak, cascade.cycles)
         if cascade.prefetch:
             unit.attributes[PREFETCH_ATTR] = UnitAttr()
+        if result.graph.ops[cascade.sink].output.name in result.spilled:
+            unit.attributes[SPILLED_ATTR] = UnitAttr()
+    spilled_inputs = {
+        index for index, tensor in enumerate(result.graph.external_inputs) if tensor.name in result.spilled
+    }
+    if spilled_inputs:
+        _mark_spilled_args(function, result, spilled_inputs)
+    if result.spilled:
+        function.attributes[PEAK_DRAM_ATTR] = IntegerAttr(result.dram_peak, i64)
     function.attributes[PEAK_ATTR] = IntegerAttr(result.peak, i64)
     function.attributes[CYCLES_ATTR] = IntegerAttr(result.cycles, i64)
     function.attributes[LOWER_BOUND_ATTR] = IntegerAttr(result.lower_bound, i64)
+
+
+def _mark_spilled_args(function: FuncOp, result: PlanResult, spilled_inputs: set[int]) -> None:
+    """Mark the function arguments of the spilled graph inputs (`external_inputs[i]`)."""
+    names = {result.graph.external_inputs[i].name for i in spilled_inputs}
+    values = ValueNames()
+    attrs = _arg_attributes(function)
+    for index, arg in enumerate(function.args):
+        if values(arg) in names:
+            attrs[index][SPILLED_ATTR] = UnitAttr()
+    function.arg_attrs = ArrayAttr([DictionaryAttr(a) for a in attrs])  # type: ignore[arg-type]
 
 
 def _emit_group(

@@ -13,9 +13,15 @@ Micro). Representation (the data flow goes through memory, as on the device):
   commands of the segment; the stream reads its constants (bias records, MLW weights, LUTs)
   from region 0 (flash), whose image is the stream's `ethosu.flash` attribute, and its feature
   maps from region 1, the SRAM of `cascade.allocated_peak_bytes` bytes in which every tensor
-  lives at its allocated offset (NHCWB16 or dense NHWC, see below).
+  lives at its allocated offset (NHCWB16 or dense NHWC, see below), unless the function spills;
+* regions follow Vela and the ethos-u driver: region 1 is the `scratch` tensor (the tensor
+  arena) and region 2 `scratch_fast` (the driver points it at its fast memory). A function
+  with spilled tensors (`#cascade.placement<dram, ...>`, the DRAM arena of Dedicated_Sram)
+  addresses them in region 1, the DRAM of `cascade.allocated_dram_bytes` bytes, and
+  everything in SRAM (feature maps, rolling and recompute buffers, weight buffers and their
+  DMAs) in region 2 (`NpuRegions`); without spilled tensors region 2 is unused.
 * a value computed by a command stream and used later by a CPU operator or `func.return` is
-  read back from SRAM by `builtin.unrealized_conversion_cast` with no operand and a
+  read back from memory by `builtin.unrealized_conversion_cast` with no operand and a
   `cascade.placement` attribute (a "load" of the tensor from its placement); the load and every
   function argument also carry the tensor's `nn.quant`, which the lowered `nn` operators held
   (the deployable .tflite needs it);
@@ -24,8 +30,8 @@ Micro). Representation (the data flow goes through memory, as on the device):
 
 `run_lowered` executes this form: command streams are serialized with Vela
 (`npu_generate_register_command_stream`) and run by the functional model
-(`interpreter.ethosu.EthosUMachine.run_register_stream`) on the shared SRAM image; CPU
-operators run with the `nn` interpreter.
+(`interpreter.ethosu.EthosUMachine.run_register_stream`) on the shared SRAM (and DRAM) image;
+CPU operators run with the `nn` interpreter.
 
 Stripes: every operator of a stripe loop computes, at every stripe (lexicographic order), its
 *computed box* (`planner.stripes.CascadeGeometry`, exactly what `interpreter.scheduled` runs),
@@ -98,6 +104,7 @@ from cascade.dialects.cascade import (
     PLACEMENT_ATTR,
     BufferMode,
     GroupOp,
+    MemoryRegion,
     PlacementAttr,
     RollingBufferOp,
     StripedRegionOp,
@@ -111,7 +118,40 @@ if TYPE_CHECKING:
 
 
 FLASH_REGION = 0
-SRAM_REGION = 1
+"""Base-pointer region of a stream's constants (the `read_only` tensor)."""
+SCRATCH_REGION = 1
+"""Region of the tensor arena (Vela's `scratch`): SRAM, or DRAM when the function spills."""
+SCRATCH_FAST_REGION = 2
+"""Region of Vela's `scratch_fast`: the SRAM of a function that spills (Dedicated_Sram)."""
+
+
+@dataclass(frozen=True)
+class NpuRegions:
+    """The base-pointer region each memory is addressed in (module docstring): DRAM in region
+    1, SRAM in region 1, or in region 2 when the function has DRAM placements."""
+
+    spilling: bool
+
+    @staticmethod
+    def of_function(function: FuncOp) -> NpuRegions:
+        """The regions of an allocated (or lowered) function: allocate-memory gives the function
+        `cascade.allocated_dram_bytes` exactly when it places something in DRAM."""
+        from cascade.passes.memory_check import ALLOCATED_DRAM_ATTR
+
+        return NpuRegions(ALLOCATED_DRAM_ATTR in function.attributes)
+
+    @property
+    def sram(self) -> int:
+        return SCRATCH_FAST_REGION if self.spilling else SCRATCH_REGION
+
+    def of(self, attr: PlacementAttr) -> int:
+        """The region of a placement (`sram` or `dram`)."""
+        memory = attr.get_region()
+        if memory == MemoryRegion.SRAM:
+            return self.sram
+        if memory == MemoryRegion.DRAM:
+            return SCRATCH_REGION
+        raise ValueError(f"no NPU region for a buffer placed in {memory.value}")
 
 
 @dataclass(frozen=True)
@@ -154,11 +194,13 @@ def _data_type(value: SSAValue) -> ethosu.DataType:
     return types[element.width.data]
 
 
-def _placement(value: SSAValue, attr: PlacementAttr, layouts: _Layouts, rolling_rows: int | None = None) -> Placement:
+def _placement(
+    value: SSAValue, attr: PlacementAttr, layouts: _Layouts, regions: NpuRegions, rolling_rows: int | None = None
+) -> Placement:
     from cascade.ethos_u.npu_lowering import Placement, hwc_shape
 
     return Placement(
-        SRAM_REGION,
+        regions.of(attr),
         attr.get_offset(),
         hwc_shape(_shape(value)),
         layouts.of(value),
@@ -212,8 +254,9 @@ def _is_cpu_op(op: Operation, fc_on_npu: bool) -> bool:
 class _Segment:
     """Commands and flash image of one NPU segment under construction."""
 
-    def __init__(self, accelerator: str) -> None:
+    def __init__(self, accelerator: str, regions: NpuRegions) -> None:
         self.accelerator = accelerator
+        self.regions = regions
         self.commands: list[Operation] = []
         self.flash = bytearray()
         self.luts: dict[Operation, int] = {}
@@ -267,9 +310,9 @@ class _Segment:
             # SRAM weights: lowered to read the constants at their SRAM placement, which a DMA
             # from flash fills before the operator's first command (when the encoding fits
             # the buffer the allocator sized with the cost model; else they stay in flash).
-            lowered = lower(sram_weights.get_offset(), SRAM_REGION)
+            lowered = lower(sram_weights.get_offset(), self.regions.of(sram_weights))
             if 0 < lowered.constant_size <= sram_weights.get_size():
-                dma = self._weight_copy(lowered, sram_weights.get_offset())
+                dma = self._weight_copy(lowered, sram_weights)
                 lowered.stripes[0].commands.insert(0, dma)
                 self.weight_copies.add(dma)
                 self.sram_weight_ops += 1
@@ -310,11 +353,11 @@ class _Segment:
         for index, first in enumerate(range(0, channels, depth)):
             box = Box(0, 0, first, height, width, min(depth, channels - first))
             address = sram_weights.get_offset() + (index % 2) * half
-            lowered = lower(address, SRAM_REGION, [box])
+            lowered = lower(address, self.regions.of(sram_weights), [box])
             if not 0 < lowered.constant_size <= half or len(lowered.stripes) != 1:
                 return None
             slices.append((address, lowered))
-        copies = [self._weight_copy(lowered, address) for address, lowered in slices]
+        copies = [self._weight_copy(lowered, sram_weights, address) for address, lowered in slices]
         # copy 0, copy 1, slice 0, copy 2, slice 1, ...: each copy one slice ahead.
         commands: list[Operation] = [*copies[:2]]
         for index, (_, lowered) in enumerate(slices):
@@ -325,12 +368,14 @@ class _Segment:
         self.sram_weight_ops += 1
         return [LoweredStripe(Box.full((height, width, channels)), commands)]
 
-    def _weight_copy(self, lowered: LoweredOp, address: int) -> ethosu.DmaOp:
-        """A DMA of `lowered`'s constants, appended to the flash image, to `address` in SRAM."""
+    def _weight_copy(self, lowered: LoweredOp, buffer: PlacementAttr, address: int | None = None) -> ethosu.DmaOp:
+        """A DMA of `lowered`'s constants, appended to the flash image, into the weight buffer
+        `buffer` (at `address`, by default its start)."""
         size = lowered.constant_size
         source = ethosu.AddressRangeAttr(FLASH_REGION, len(self.flash), size)
         self.flash += lowered.constant_data
-        return ethosu.DmaOp(source, ethosu.AddressRangeAttr(SRAM_REGION, address, size))
+        address = buffer.get_offset() if address is None else address
+        return ethosu.DmaOp(source, ethosu.AddressRangeAttr(self.regions.of(buffer), address, size))
 
     def build(self) -> ethosu.CommandStreamOp:
         stream = ethosu.CommandStreamOp(self.accelerator, self.commands)
@@ -340,13 +385,22 @@ class _Segment:
 
 def lower_function(function: FuncOp, accelerator: str, *, fc_on_npu: bool = False) -> list[ethosu.CommandStreamOp]:
     """Lower the allocated `function` in place; returns its command streams in order."""
-    from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR, arg_placement, top_level_units
+    from cascade.passes.memory_check import (
+        ALLOCATED_DRAM_ATTR,
+        ALLOCATED_PEAK_ATTR,
+        arg_placement,
+        live_buffers,
+        top_level_units,
+    )
 
     units = top_level_units(function)
     if not units:
         return []  # nothing to lower (a function without nn operators is left unchanged)
     if ALLOCATED_PEAK_ATTR not in function.attributes:
         raise ValueError("the function is not allocated (run allocate-memory first)")
+    if live_buffers(function, MemoryRegion.DRAM)[0] and ALLOCATED_DRAM_ATTR not in function.attributes:
+        # Its DRAM placements would otherwise share region 1 with SRAM.
+        raise ValueError(f"the function has DRAM placements but no {ALLOCATED_DRAM_ATTR} (run allocate-memory)")
     for unit in units:
         if isinstance(unit, GroupOp):
             raise ValueError("cascade.group is not lowered: run rolling-buffer first")
@@ -481,7 +535,7 @@ def _segments(
                 raise ValueError(f"{describe_op(bad[0])} inside a stripe loop has no NPU lowering")
         lone_stripes = None
         if not on_cpu and isinstance(unit, nn.NNOperation):
-            segment = current[1] if current is not None else _Segment(accelerator)
+            segment = current[1] if current is not None else _Segment(accelerator, context.regions)
             lone_stripes = _lower_lone(unit, placement, stores, constants, segment, context.layouts)
             on_cpu = lone_stripes is None
             if on_cpu and context.layouts.unbrick([*unit.operands, *unit.results]):
@@ -491,7 +545,7 @@ def _segments(
             stores[unit.results[0]] = placement
             continue
         if current is None:
-            current = ([], segment if lone_stripes is not None else _Segment(accelerator))
+            current = ([], segment if lone_stripes is not None else _Segment(accelerator, context.regions))
             segments.append(current)
         current[0].append(unit)
         segment = current[1]
@@ -543,8 +597,8 @@ def _lower_lone(
     activations = _activations(op, constants)
     if any(v not in stores for v in activations):
         return None
-    placements = [_placement(v, stores[v], layouts) for v in activations]
-    placements.append(_placement(op.results[0], placement, layouts))
+    placements = [_placement(v, stores[v], layouts, segment.regions) for v in activations]
+    placements.append(_placement(op.results[0], placement, layouts, segment.regions))
     try:
         return segment.lower(
             op, placements, None, constants, sram_weights=_weights_placement(op), slice_depth=_slice_depth(op)
@@ -561,6 +615,7 @@ class _LoopContext:
     index: dict[Operation, int]
     steps: list
     layouts: _Layouts
+    regions: NpuRegions
 
     @staticmethod
     def build(function: FuncOp) -> _LoopContext:
@@ -590,7 +645,9 @@ class _LoopContext:
                 for member in loop.body.block.ops:
                     if isinstance(member, RollingBufferOp):
                         aliases[member.result] = member.operands[0]
-        return _LoopContext(graph, index, list(scheduled.steps), _Layouts(bricked, aliases))
+        return _LoopContext(
+            graph, index, list(scheduled.steps), _Layouts(bricked, aliases), NpuRegions.of_function(function)
+        )
 
 
 def _lower_loop(
@@ -615,13 +672,13 @@ def _lower_loop(
         if operand in constants:
             loop_constants[arg] = constants[operand]
         else:
-            local[arg] = _placement(operand, stores[operand], context.layouts)
+            local[arg] = _placement(operand, stores[operand], context.layouts, context.regions)
     sink = loop.yield_op.values[0]
     recompute: dict[SSAValue, tuple[Operation, PlacementAttr, tuple[int, ...]]] = {}
     for member in members:
         value = member.results[0]
         if value is sink:
-            local[value] = _placement(value, placement, context.layouts)
+            local[value] = _placement(value, placement, context.layouts, context.regions)
             continue
         stripe = get_stripe(member)
         buffers = [u.operation for u in value.uses if isinstance(u.operation, RollingBufferOp)]
@@ -640,7 +697,7 @@ def _lower_loop(
             raise NpuLoweringError(f"{member.name}: rolling buffers along axis {buffer.rolling_axis()} are not lowered")
         if buffer.placement is None:
             raise NpuLoweringError(f"the rolling buffer of {member.name} has no placement")
-        local[value] = _placement(value, buffer.placement, context.layouts, buffer.get_depth())
+        local[value] = _placement(value, buffer.placement, context.layouts, context.regions, buffer.get_depth())
         local[buffer.result] = local[value]
 
     def placements_at(member: Operation, stripe_index: tuple[int, ...]) -> list[Placement]:
@@ -657,7 +714,7 @@ def _lower_loop(
             if required is None:
                 raise NpuLoweringError(f"{producer.name}: no required box at stripe {stripe_index}")
             origin = required.offset
-            stored = _placement_shape(value, attr, shape, context.layouts)
+            stored = _placement_shape(value, attr, shape, context.layouts, context.regions)
             y_stride, x_stride, c_stride = stored.strides
             if len(origin) == 4:
                 shift = origin[1] * y_stride + origin[2] * x_stride + origin[3] * c_stride
@@ -717,11 +774,13 @@ def _slice_depth(op: Operation) -> int:
     return attr.value.data if isinstance(attr, IntegerAttr) else 0
 
 
-def _placement_shape(value: SSAValue, attr: PlacementAttr, shape: Sequence[int], layouts: _Layouts) -> Placement:
+def _placement_shape(
+    value: SSAValue, attr: PlacementAttr, shape: Sequence[int], layouts: _Layouts, regions: NpuRegions
+) -> Placement:
     """A placement of `value` stored in a buffer of (storage) `shape`."""
     from cascade.ethos_u.npu_lowering import Placement, hwc_shape
 
-    return Placement(SRAM_REGION, attr.get_offset(), hwc_shape(shape), layouts.of(value), None, _data_type(value))
+    return Placement(regions.of(attr), attr.get_offset(), hwc_shape(shape), layouts.of(value), None, _data_type(value))
 
 
 def _shifted(placement: Placement, delta: int) -> Placement:
@@ -742,29 +801,40 @@ def _dtype(value: SSAValue) -> np.dtype:
     return np.dtype(f"<i{element.width.data // 8}")
 
 
+def _int_attr(function: FuncOp, name: str) -> int:
+    attr = function.attributes[name]
+    assert isinstance(attr, IntegerAttr)
+    return attr.value.data
+
+
 def run_lowered(module: ModuleOp, inputs: Sequence[np.ndarray], poison: int = 0xA5) -> list[np.ndarray]:
     """Execute the lowered `@main` (module doc): command streams serialized by Vela and run by
-    the functional model over one SRAM image, CPU operators with the `nn` interpreter."""
+    the functional model over one SRAM image (and one DRAM image, region 1, when the function
+    spills: SRAM is then region 2), CPU operators with the `nn` interpreter."""
     from xdsl.interpreter import Interpreter
 
     from cascade.ethos_u.serialize import command_stream_words
     from cascade.interpreter.ethosu import EthosUMachine
     from cascade.interpreter.nn import NNFunctions, constant_array, main_function
-    from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR, arg_placement
+    from cascade.passes.memory_check import ALLOCATED_DRAM_ATTR, ALLOCATED_PEAK_ATTR, arg_placement
 
     function = main_function(module)
-    peak = function.attributes[ALLOCATED_PEAK_ATTR].value.data  # type: ignore[union-attr]
-    sram = np.full(peak, poison, dtype=np.uint8)
+    regions = NpuRegions.of_function(function)
+    memories = {MemoryRegion.SRAM: np.full(_int_attr(function, ALLOCATED_PEAK_ATTR), poison, dtype=np.uint8)}
+    npu_memories = {regions.sram: memories[MemoryRegion.SRAM]}
+    if regions.spilling:
+        memories[MemoryRegion.DRAM] = np.full(_int_attr(function, ALLOCATED_DRAM_ATTR), poison, dtype=np.uint8)
+        npu_memories[SCRATCH_REGION] = memories[MemoryRegion.DRAM]
     values: dict[SSAValue, np.ndarray] = {}
 
     def store(value: SSAValue, attr: PlacementAttr, array: np.ndarray) -> None:
         data = np.ascontiguousarray(array, dtype=_dtype(value)).view(np.uint8).reshape(-1)
-        sram[attr.get_offset() : attr.get_offset() + data.size] = data
+        memories[attr.get_region()][attr.get_offset() : attr.get_offset() + data.size] = data
 
     def load(value: SSAValue, attr: PlacementAttr) -> np.ndarray:
         dtype = _dtype(value)
         count = int(np.prod(_shape(value))) * dtype.itemsize
-        raw = sram[attr.get_offset() : attr.get_offset() + count]
+        raw = memories[attr.get_region()][attr.get_offset() : attr.get_offset() + count]
         return raw.view(dtype).reshape(_shape(value)).copy()
 
     for index, (arg, array) in enumerate(zip(function.args, inputs, strict=True)):
@@ -778,7 +848,7 @@ def run_lowered(module: ModuleOp, inputs: Sequence[np.ndarray], poison: int = 0x
         if isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr):
             values[op.result] = constant_array(op.value)
         elif isinstance(op, ethosu.CommandStreamOp):
-            machine = EthosUMachine(op.accelerator.data, {FLASH_REGION: op.flash_image(), SRAM_REGION: sram})
+            machine = EthosUMachine(op.accelerator.data, {FLASH_REGION: op.flash_image(), **npu_memories})
             machine.run_register_stream(command_stream_words(op))
         elif isinstance(op, UnrealizedConversionCastOp):
             attr = op.attributes[PLACEMENT_ATTR]

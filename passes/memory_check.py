@@ -27,6 +27,12 @@ bytes of the data stored in it (dense NHWC: the tensor, the k rows of a rolling 
 stripe shape of a recompute buffer), that no placed byte lies above
 `cascade.allocated_peak_bytes`, and that every value the stripe executor must store has a
 placement.
+
+Spill memory. Full tensors the plan spills (`cascade.spilled` on the unit producing them, or
+on a function argument) are placed in DRAM (`#cascade.placement<dram, ...>`), a second address
+space checked on its own by the same rules, against `cascade.allocated_dram_bytes`. A DRAM
+buffer never overlaps an SRAM one (different memories); a tensor marked spilled must be in
+DRAM and an unmarked one in SRAM; rolling, recompute and weight buffers must be in SRAM.
 """
 
 from __future__ import annotations
@@ -53,13 +59,19 @@ from cascade.dialects.cascade import (
 WEIGHTS_PLACEMENT_ATTR = "cascade.weights_placement"
 """Discardable attribute of an `nn` operator whose weights are copied into SRAM: where."""
 ALLOCATED_PEAK_ATTR = "cascade.allocated_peak_bytes"
+ALLOCATED_DRAM_ATTR = "cascade.allocated_dram_bytes"
+"""Function attribute: bytes of the DRAM (spill memory) placements, when there are any."""
 MAX_LIVE_ATTR = "cascade.max_live_bytes"
 PREFETCH_ATTR = "cascade.prefetch"
+SPILLED_ATTR = "cascade.spilled"
+"""cascade-plan's `SPILLED_ATTR`, restated: this module shares no code with the planner."""
+SRAM_ONLY_KINDS = frozenset({"rolling", "recompute", "weights"})
+"""Buffers that always live in SRAM: only full tensors may be spilled to DRAM."""
 
 
 @dataclass(frozen=True)
 class LiveBuffer:
-    """One placed SRAM buffer with the steps it is live in (inclusive)."""
+    """One placed buffer with the steps it is live in (inclusive)."""
 
     what: str
     kind: str
@@ -74,6 +86,8 @@ class LiveBuffer:
     """The value stored (None for weights)."""
     op: Operation | None = None
     """For weights: the operator whose weights these are."""
+    region: MemoryRegion = MemoryRegion.SRAM
+    """The memory it is placed in."""
 
     @property
     def end(self) -> int:
@@ -100,9 +114,20 @@ def arg_placement(function: FuncOp, index: int) -> PlacementAttr | None:
     return placement if isinstance(placement, PlacementAttr) else None
 
 
-def live_buffers(function: FuncOp) -> tuple[list[LiveBuffer], list[str]]:
-    """Every placed SRAM buffer of `function` with its lifetime, and problems found on the way
-    (values that need a buffer but have none)."""
+def arg_is_spilled(function: FuncOp, index: int) -> bool:
+    """Whether argument `index` carries the argument attribute `cascade.spilled`."""
+    if function.arg_attrs is None:
+        return False
+    attrs = function.arg_attrs.data[index]
+    return isinstance(attrs, DictionaryAttr) and SPILLED_ATTR in attrs.data
+
+
+def live_buffers(
+    function: FuncOp, region: MemoryRegion | None = MemoryRegion.SRAM
+) -> tuple[list[LiveBuffer], list[str]]:
+    """Every buffer of `function` placed in `region` (None: in any memory) with its lifetime,
+    and problems found on the way (values that need a buffer but have none, full tensors
+    placed in another memory than their `cascade.spilled` mark says)."""
     units = top_level_units(function)
     step_of_unit = {unit: index for index, unit in enumerate(units)}
     last_step = len(units) - 1
@@ -140,20 +165,29 @@ def live_buffers(function: FuncOp) -> tuple[list[LiveBuffer], list[str]]:
         value: SSAValue | None,
         op: Operation | None = None,
     ) -> None:
-        if placement.get_region() != MemoryRegion.SRAM:
+        memory = placement.get_region()
+        if region is not None and memory != region:
             return
         buffers.append(
-            LiveBuffer(what, kind, placement.get_offset(), placement.get_size(), first, last, needed, value, op)
+            LiveBuffer(what, kind, placement.get_offset(), placement.get_size(), first, last, needed, value, op, memory)
         )
+
+    def check_spilled(what: str, placement: PlacementAttr, spilled: bool) -> None:
+        expected = MemoryRegion.DRAM if spilled else MemoryRegion.SRAM
+        if placement.get_region() != expected:
+            marked = "marked" if spilled else "not marked"
+            problems.append(f"{what} is {marked} {SPILLED_ATTR} but placed in {placement.get_region().value}")
 
     for index, arg in enumerate(function.args):
         placement = arg_placement(function, index)
         if placement is not None:
+            check_spilled(f"argument {index}", placement, arg_is_spilled(function, index))
             add(f"argument {index}", "input", placement, 0, last_use(arg, 0), _tensor_bytes(arg), arg)
     for step, unit in enumerate(units):
         placement = get_placement(unit)
         result = unit.results[0] if unit.results else None
         if placement is not None and result is not None:
+            check_spilled(f"result of {unit.name} #{step}", placement, SPILLED_ATTR in unit.attributes)
             add(
                 f"result of {unit.name} #{step}",
                 "tensor",
@@ -228,24 +262,43 @@ def _writes_in_place(source: LiveBuffer, output: LiveBuffer) -> bool:
 
 def check_memory(function: FuncOp) -> list[str]:
     """Problems of the allocation of `function` (empty: none). See the module docstring."""
-    buffers, problems = live_buffers(function)
-    peak_attr = function.attributes.get(ALLOCATED_PEAK_ATTR)
-    peak = peak_attr.value.data if isinstance(peak_attr, IntegerAttr) else None
+    buffers, problems = live_buffers(function, None)
+    for buffer in buffers:
+        if buffer.region != MemoryRegion.SRAM and buffer.kind in SRAM_ONLY_KINDS:
+            problems.append(f"{buffer.what}: a {buffer.kind} buffer must be in SRAM, not {buffer.region.value}")
+    limits = {
+        MemoryRegion.SRAM: (ALLOCATED_PEAK_ATTR, "the allocated peak"),
+        MemoryRegion.DRAM: (ALLOCATED_DRAM_ATTR, "the allocated DRAM bytes"),
+    }
+    for region, (attr_name, limit_name) in limits.items():
+        placed = [b for b in buffers if b.region == region]
+        limit_attr = function.attributes.get(attr_name)
+        limit = limit_attr.value.data if isinstance(limit_attr, IntegerAttr) else None
+        if region == MemoryRegion.DRAM and placed and limit is None:
+            problems.append(f"{len(placed)} buffers are placed in DRAM but the function has no {attr_name}")
+        problems += _check_region(placed, limit, limit_name)
+    return problems
+
+
+def _check_region(buffers: list[LiveBuffer], limit: int | None, limit_name: str) -> list[str]:
+    """Problems of the buffers placed in one memory: alignment, size, bound, overlaps."""
+    problems = []
     for buffer in buffers:
         if buffer.offset % 16:
             problems.append(f"{buffer.what}: offset {buffer.offset} is not 16-byte aligned")
         if buffer.size < buffer.needed:
             problems.append(f"{buffer.what}: {buffer.size} bytes cannot hold its {buffer.needed} bytes")
-        if peak is not None and buffer.end > peak:
-            problems.append(f"{buffer.what}: ends at {buffer.end}, above the allocated peak {peak}")
+        if limit is not None and buffer.end > limit:
+            problems.append(f"{buffer.what}: ends at {buffer.end}, above {limit_name} {limit}")
     ordered = sorted(buffers, key=lambda b: b.offset)
     for i, a in enumerate(ordered):
+        where = "" if a.region == MemoryRegion.SRAM else f" ({a.region.value})"
         for b in ordered[i + 1 :]:
             if b.offset >= a.end:
                 break
             if b.size and a.size and a.first <= b.last and b.first <= a.last and not _shares_in_place(a, b):
                 problems.append(
-                    f"{a.what} [{a.offset}, {a.end}) and {b.what} [{b.offset}, {b.end}) overlap while both "
+                    f"{a.what} [{a.offset}, {a.end}) and {b.what} [{b.offset}, {b.end}){where} overlap while both "
                     f"are live (steps {max(a.first, b.first)}..{min(a.last, b.last)})"
                 )
     return problems

@@ -16,6 +16,9 @@ class CostModel(Protocol):
 
         Includes reading the inputs and writing the output; weights are read from SRAM when
         `weights_in_sram`, otherwise streamed from their home memory (flash/DRAM) for this stripe.
+        A cost model that can spill (`can_spill`) also takes the keyword `spilled`: the names of
+        op's inputs and output that live in its spill memory instead of SRAM (so does
+        `pipelined_stripe_cycles`).
         """
         ...
 
@@ -49,6 +52,14 @@ class CostModel(Protocol):
     #
     # def sram_name(self) -> str:
     #     """What that SRAM is, for messages (default: "the target's SRAM")."""
+    #
+    # def runs_on_npu(self, op: OpInfo) -> bool:
+    #     """Whether the target runs `op` itself rather than leaving it to the CPU (what the
+    #     CPU reads and writes is never kept out of the spill memory). Default: `can_cascade`."""
+    #
+    # def can_spill(self) -> bool:
+    #     """Whether full tensors may live in a second, larger and slower memory instead of
+    #     SRAM (Ethos-U's DRAM arena in Dedicated_Sram; `planner.spill`). Without it, no."""
     #
     # def weight_slice_bytes(self, op: OpInfo, depth: int) -> int:
     #     """SRAM bytes of the largest slice of `depth` output channels of op's weights and

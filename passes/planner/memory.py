@@ -37,6 +37,13 @@ operator's weights.
   `cascade.weight_slice_depth`): `2 * align(ceil(weight_buffer_bytes(op) * d / C))`.
   Streamed weights take no SRAM.
 
+Spilling
+--------
+A target with a second, larger and slower memory (`CostModel.can_spill`: Ethos-U's DRAM arena
+in Dedicated_Sram) may keep full tensors there instead: the `input:`/`tensor:` buffers of the
+tensors a plan spills go to `spilled_buffers`, placed on their own, and take no SRAM. An
+in-place output aliases its source only when both live in the same memory.
+
 The memory of step k (`step_memory`) is the sum of the buffers live at step k; the largest
 is the max-live lower bound of the placement. For a cascade `[first, sink]` it depends only
 on `first` and `sink`, plus its own intermediates and weights (and the next step's prefetched
@@ -170,8 +177,25 @@ def in_place_source(graph: ProgramGraph, cost: CostModel, first: int, sink: int)
     return -1
 
 
-def plan_buffers(graph: ProgramGraph, steps: Sequence[Step], cost: CostModel) -> list[Buffer]:
-    """Every SRAM buffer of a plan with its lifetime in steps (see the module docstring)."""
+def plan_buffers(
+    graph: ProgramGraph, steps: Sequence[Step], cost: CostModel, spilled: frozenset[str] = frozenset()
+) -> list[Buffer]:
+    """Every SRAM buffer of a plan with its lifetime in steps (see the module docstring); the
+    full tensors named in `spilled` live in the spill memory instead (`spilled_buffers`)."""
+    return _buffers(graph, steps, cost, spilled)[0]
+
+
+def spilled_buffers(
+    graph: ProgramGraph, steps: Sequence[Step], cost: CostModel, spilled: frozenset[str]
+) -> list[Buffer]:
+    """The buffers of the full tensors in `spilled`, placed in the spill memory (DRAM), named
+    and timed as in SRAM."""
+    return _buffers(graph, steps, cost, spilled)[1]
+
+
+def _buffers(
+    graph: ProgramGraph, steps: Sequence[Step], cost: CostModel, spilled: frozenset[str]
+) -> tuple[list[Buffer], list[Buffer]]:
     step_of = [-1] * graph.size
     for index, step in enumerate(steps):
         for op in range(step.first, step.sink + 1):
@@ -185,21 +209,33 @@ def plan_buffers(graph: ProgramGraph, steps: Sequence[Step], cost: CostModel) ->
             return last_step
         return max(step_of[last_use], own)
 
-    buffers = []
+    sram: list[Buffer] = []
+    dram: list[Buffer] = []
     for tensor, last_use in zip(graph.external_inputs, graph.external_last_use, strict=True):
-        buffers.append(Buffer(f"input:{tensor.name}", full_bytes(cost, tensor), 0, until(last_use, 0), "input"))
+        buffer = Buffer(f"input:{tensor.name}", full_bytes(cost, tensor), 0, until(last_use, 0), "input")
+        (dram if tensor.name in spilled else sram).append(buffer)
     for index, step in enumerate(steps):
         tensor = graph.ops[step.sink].output
         last = until(graph.last_use[step.sink], index)
         source = in_place_source(graph, cost, step.first, step.sink)
-        if source >= 0:
+        memory = dram if tensor.name in spilled else sram
+        if source >= 0 and (graph.ops[source].output.name in spilled) == (tensor.name in spilled):
             size = full_bytes(cost, tensor)
             alias = f"tensor:{graph.ops[source].output.name}"
-            buffers.append(Buffer(f"tensor:{tensor.name}", size, index, last, "tensor", alias_of=alias))
+            memory.append(Buffer(f"tensor:{tensor.name}", size, index, last, "tensor", alias_of=alias))
         else:
-            buffers.append(Buffer(f"tensor:{tensor.name}", full_bytes(cost, tensor), index, last))
-        buffers.extend(intermediate_buffers(cost, graph, step, index))
-    return buffers
+            memory.append(Buffer(f"tensor:{tensor.name}", full_bytes(cost, tensor), index, last))
+        sram.extend(intermediate_buffers(cost, graph, step, index))
+    return sram, dram
+
+
+def full_tensors_of(graph: ProgramGraph, op: int, first: int, sink: int) -> frozenset[str]:
+    """The full tensors operator `op` of cascade [first, sink] reads or writes: its operands
+    produced before the cascade (or graph inputs) and, for the sink, its output."""
+    names = {operand.tensor.name for operand in graph.operands[op] if operand.producer < first}
+    if op == sink:
+        names.add(graph.ops[op].output.name)
+    return frozenset(names)
 
 
 def step_memory(buffers: Sequence[Buffer], step: int) -> int:

@@ -13,6 +13,12 @@ front on placed peaks and realized cycles, and picks one:
   `cycles_tolerance` (5 %) of the fastest plan found; `min-cycles`: the fastest; `min-sram`:
   the smallest.
 
+A target that can spill (`spill`) adds a second family of plans when the fastest plan keeping
+every tensor in SRAM does not fit the budget (or the SRAM), or for `min-sram`: the front of a
+search with every full tensor in the spill memory, each plan with as many tensors promoted
+back into SRAM as fit, priced exactly with the rest spilled. Both families are culled and
+chosen from together; the peak is always the SRAM's.
+
 Ties go to fewer cycles, then the smaller peak, then the fastest-first front order. An
 impossible budget raises `PlanningError` naming the operator whose smallest working set (all
 buffers live while it runs, over every cascade and configuration that contains it) is the
@@ -37,10 +43,11 @@ from dataclasses import dataclass, replace
 from cascade.dialects.access import Region
 from cascade.passes.planner.cost import CostModel
 from cascade.passes.planner.graph import OpInfo, TensorInfo
-from cascade.passes.planner.memory import Step, plan_buffers
+from cascade.passes.planner.memory import Step, full_tensors_of, plan_buffers, spilled_buffers
 from cascade.passes.planner.placement import Buffer, Placement, align, max_live, place, step_totals
 from cascade.passes.planner.program import ProgramGraph, ProgramLike
 from cascade.passes.planner.search import Candidates, Edge, PartitionDP, Path, SearchOptions, minimax_path
+from cascade.passes.planner.spill import can_spill, pinned_tensors, promote
 from cascade.passes.planner.stripes import CascadeGeometry, StripeConfig
 
 OBJECTIVES = ("min-sram", "min-cycles")
@@ -139,6 +146,10 @@ class PlanResult:
     front: list[FrontPoint]
     seconds: float
     stats: dict[str, int]
+    spilled: frozenset[str] = frozenset()
+    """Full tensors kept in the spill memory (`spill`)."""
+    dram_peak: int = 0
+    """Placed peak of the spilled tensors' buffers in the spill memory."""
 
     @property
     def peak(self) -> int:
@@ -156,13 +167,26 @@ class PlanResult:
     def multi_op_cascades(self) -> int:
         return sum(1 for c in self.cascades if c.size > 1)
 
+    def spilled_operands(self, cascade: PlannedCascade, op: int) -> frozenset[str]:
+        """The spilled tensors operator `op` of `cascade` reads or writes in the spill memory:
+        operands from before the cascade and, for the sink, its output."""
+        return full_tensors_of(self.graph, op, cascade.first, cascade.sink) & self.spilled
+
     def geometry(self, cascade: PlannedCascade) -> CascadeGeometry:
         return CascadeGeometry.build(self.graph, cascade.first, cascade.sink, cascade.config, cascade.recompute)
 
     def report(self) -> dict[str, object]:
         """The JSON report of the `report=` option."""
+        chosen: dict[str, object] = {
+            "peak_sram_bytes": self.peak,
+            "cycles": self.cycles,
+            "cascades": self.multi_op_cascades,
+        }
+        if self.spilled:
+            chosen["peak_dram_bytes"] = self.dram_peak
+            chosen["spilled_tensors"] = sorted(self.spilled)
         return {
-            "chosen": {"peak_sram_bytes": self.peak, "cycles": self.cycles, "cascades": self.multi_op_cascades},
+            "chosen": chosen,
             "lower_bound_bytes": self.lower_bound,
             "front": [point.as_json() for point in self.front],
         }
@@ -199,15 +223,19 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
     dp = PartitionDP(graph.size, edges)
     realized = []
     for path in dp.pareto_front():
-        path = candidates.exact_path(path)
-        entry = realize(graph, path, cost, budget or 0)
-        if budget is not None and entry.placement.peak > budget:
-            entry = realize(graph, path, cost)  # prefetch up to the budget fragmented too much
-        realized.append(entry)
-        if entry.placement.peak > max_live(entry.buffers) and any(step.prefetch for step in entry.steps):
-            # Prefetched weights fill steps up to the peak, which can leave the placement
-            # fragmented: the plan without prefetch may place tighter (and run slower).
-            realized.append(realize(graph, path, cost, prefetch=False))
+        realized += _realized(graph, candidates.exact_path(path), cost, budget)
+    cap = capacity if budget is None else budget
+    lower_bound = row_lower_bound(graph, candidates)
+    if cap is not None and can_spill(cost) and _wants_spill(realized, cap, options):
+        spilling = candidates.spilling()
+        spill_edges = spilling.spilled_edges(candidates, edges)
+        edges += spill_edges
+        pinned = pinned_tensors(graph, cost)
+        paths = [path for path in PartitionDP(graph.size, spill_edges).pareto_front() if path.peak <= cap]
+        for path, promotion_cap in _spill_variants(paths, cap):
+            spilled = promote(spilling, path, _steps(path), promotion_cap, pinned)
+            realized += _realized(graph, spilling.exact_path(path, spilled), cost, cap, spilled)
+        lower_bound = min(lower_bound, row_lower_bound(graph, spilling))
     front_entries = _placed_front(realized)
     chosen = front_entries[_choose(front_entries, options, graph, edges, capacity, capacity_name)]
     cascades = chosen.cascades()
@@ -215,7 +243,6 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
     front = [
         FrontPoint(e.placement.peak, e.cycles, e.path.multi_op_cascades, max_live(e.buffers)) for e in front_entries
     ]
-    lower_bound = row_lower_bound(graph, candidates)
     stats = {
         "candidate_cascades": len(edges),
         "evaluated_points": candidates.evaluated,
@@ -223,7 +250,53 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
         + (candidates.exact_pricer.calls if candidates.exact_pricer is not candidates.pricer else 0),
         "front_size": len(front),
     }
-    return PlanResult(graph, cascades, buffers, placement, lower_bound, front, time.perf_counter() - started, stats)
+    dram_peak = chosen.dram.peak if chosen.dram is not None else 0
+    seconds = time.perf_counter() - started
+    return PlanResult(
+        graph, cascades, buffers, placement, lower_bound, front, seconds, stats, chosen.spilled, dram_peak
+    )
+
+
+def _realized(
+    graph: ProgramGraph, path: Path, cost: CostModel, budget: int | None, spilled: frozenset[str] = frozenset()
+) -> list[Realized]:
+    """`path` realized, and its variants that may place better."""
+    entry = realize(graph, path, cost, budget or 0, spilled=spilled)
+    if budget is not None and entry.placement.peak > budget:
+        entry = realize(graph, path, cost, spilled=spilled)  # prefetch up to the budget fragmented too much
+    entries = [entry]
+    if entry.placement.peak > max_live(entry.buffers) and any(step.prefetch for step in entry.steps):
+        # Prefetched weights fill steps up to the peak, which can leave the placement
+        # fragmented: the plan without prefetch may place tighter (and run slower).
+        entries.append(realize(graph, path, cost, prefetch=False, spilled=spilled))
+    return entries
+
+
+SPILL_VARIANTS = 12
+"""Plans of the spill search's front that are realized, spread evenly over it."""
+
+
+def _spill_variants(paths: list[Path], cap: int) -> list[tuple[Path, int]]:
+    """(plan, promotion cap) pairs to realize from the spill search's front (fastest first).
+    Plans spread over the front, and the four fastest, promote as much as `cap` allows: the
+    search's cycles assume everything spilled, so a smaller plan with more room to promote can
+    end up faster. The spread plans also promote only what fits in their own peak, for the
+    objectives that want a small peak (promoting up to the cap makes every plan as large)."""
+    last = len(paths) - 1
+    spread = sorted({round(k * last / (SPILL_VARIANTS - 1)) for k in range(SPILL_VARIANTS)} if paths else ())
+    variants = [(paths[index], cap) for index in sorted(set(spread) | set(range(min(4, len(paths)))))]
+    variants += [(paths[index], paths[index].peak) for index in spread if paths[index].peak < cap]
+    return variants
+
+
+def _wants_spill(realized: list[Realized], cap: int, options: PlanOptions) -> bool:
+    """Whether to search spilling plans: for the smallest SRAM, or when the fastest plan
+    keeping every tensor in SRAM does not fit `cap` (spilling costs cycles: otherwise that
+    plan, or one near it, is what the objectives choose)."""
+    if options.objective == "min-sram":
+        return True
+    fastest = min(realized, key=lambda r: (r.cycles, r.placement.peak), default=None)
+    return fastest is None or fastest.placement.peak > cap
 
 
 class CachedCost:
@@ -242,10 +315,13 @@ class CachedCost:
             self.pipelined_stripe_cycles = pipelined
         if callable(getattr(inner, "weight_slice_bytes", None)):
             self.weight_slice_bytes = self._weight_slice_bytes
+        for optional in ("can_spill", "can_cascade", "runs_on_npu"):
+            if callable(getattr(inner, optional, None)):
+                setattr(self, optional, getattr(inner, optional))
         self._slices: dict[tuple[str, int], int] = {}
 
-    def stripe_cycles(self, op: OpInfo, output: Region, weights_in_sram: bool) -> int:
-        return self.inner.stripe_cycles(op, output, weights_in_sram)
+    def stripe_cycles(self, op: OpInfo, output: Region, weights_in_sram: bool, **spilled: frozenset[str]) -> int:
+        return self.inner.stripe_cycles(op, output, weights_in_sram, **spilled)
 
     def weight_buffer_bytes(self, op: OpInfo) -> int:
         if op.name not in self._weights:
@@ -274,6 +350,9 @@ class Realized:
     cycles_per_step: list[int]
     buffers: list[Buffer]
     placement: Placement
+    spilled: frozenset[str] = frozenset()
+    dram: Placement | None = None
+    """Placement of the spilled tensors in the spill memory (None: nothing spilled)."""
 
     @property
     def cycles(self) -> int:
@@ -302,17 +381,8 @@ class Realized:
         return tuple(cascades)
 
 
-def realize(graph: ProgramGraph, path: Path, cost: CostModel, budget: int = 0, prefetch: bool = True) -> Realized:
-    """Decide weight prefetch for a DP plan, count its cycles, place its buffers.
-
-    A cascade keeping its weights in SRAM copies them once; the copy runs while the previous
-    cascade runs (prefetch) when its buffers fit there without raising the plan's peak as the
-    DP counted it (`Path.peak`, the prefetches the DP chose included) or, under a budget,
-    without exceeding the budget. Then the copy hides behind the
-    previous cascade's slack (`search.Point.slack`: its cycles, less one read of its own
-    weights if it streams them); what is not hidden adds up (`search.Point.duration`).
-    """
-    steps = [
+def _steps(path: Path) -> list[Step]:
+    return [
         Step(
             edge.first,
             edge.sink,
@@ -323,7 +393,28 @@ def realize(graph: ProgramGraph, path: Path, cost: CostModel, budget: int = 0, p
         )
         for edge, point in path.steps
     ]
-    buffers = plan_buffers(graph, steps, cost)
+
+
+def realize(
+    graph: ProgramGraph,
+    path: Path,
+    cost: CostModel,
+    budget: int = 0,
+    prefetch: bool = True,
+    spilled: frozenset[str] = frozenset(),
+) -> Realized:
+    """Decide weight prefetch for a DP plan, count its cycles, place its buffers.
+
+    A cascade keeping its weights in SRAM copies them once; the copy runs while the previous
+    cascade runs (prefetch) when its buffers fit there without raising the plan's peak as the
+    DP counted it (`Path.peak`, the prefetches the DP chose included) or, under a budget,
+    without exceeding the budget. Then the copy hides behind the
+    previous cascade's slack (`search.Point.slack`: its cycles, less one read of its own
+    weights if it streams them); what is not hidden adds up (`search.Point.duration`). The
+    full tensors in `spilled` live in the spill memory (`spill`), placed on their own.
+    """
+    steps = _steps(path)
+    buffers = plan_buffers(graph, steps, cost, spilled)
     totals = step_totals(buffers)
     # The DP's peak counts the prefetches it chose: they fit.
     cap = max(max(totals.values(), default=0), budget, path.peak if prefetch else 0)
@@ -340,8 +431,9 @@ def realize(graph: ProgramGraph, path: Path, cost: CostModel, budget: int = 0, p
         steps[index] = replace(steps[index], prefetch=True)
         cycles[index] = point.duration(points[index - 1].slack)
     if any(step.prefetch for step in steps):
-        buffers = plan_buffers(graph, steps, cost)
-    return Realized(path, steps, cycles, buffers, place(buffers))
+        buffers = plan_buffers(graph, steps, cost, spilled)
+    dram = place(spilled_buffers(graph, steps, cost, spilled)) if spilled else None
+    return Realized(path, steps, cycles, buffers, place(buffers), spilled, dram)
 
 
 def _placed_front(realized: list[Realized]) -> list[Realized]:

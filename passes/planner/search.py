@@ -32,6 +32,12 @@ the DP prefetches only where the step before has room for `Point.prefetch_bytes`
 `plan.realize` then decides prefetch for the actual plan and counts its cycles exactly
 (`Point.duration`).
 
+With `spill` (`Candidates.spilling`), every full tensor is taken to live in the spill memory:
+step memory counts only intermediates and weights, and each cascade's cycles add the extra
+cycles of its operators reading and writing full tensors there, estimated on whole operators
+(`spill_penalty`); the plans are priced exactly once `planner.spill` has decided what stays
+spilled.
+
 A range's points are Pareto-culled on (memory, cycles), a point faster without prefetch than
 every smaller one kept too, and, if more than `max_points` remain, thinned evenly keeping both
 extremes (deterministic).
@@ -87,6 +93,7 @@ from cascade.passes.planner.cost import CostModel
 from cascade.passes.planner.memory import (
     SLICE_GRANULE,
     full_bytes,
+    full_tensors_of,
     in_place_source,
     slice_depth,
     sliced_weight_bytes,
@@ -282,16 +289,19 @@ def _grid(extent: int) -> tuple[int, ...]:
 
 
 class Pricer:
-    """Cycles of computed boxes, memoised; see the module docstring for the interpolation."""
+    """Cycles of computed boxes, memoised; see the module docstring for the interpolation.
+
+    Every price may name `spilled` tensors: operands or the output of the operator kept in the
+    cost model's spill memory (`CostModel.can_spill`) instead of SRAM."""
 
     def __init__(self, graph: ProgramGraph, cost: CostModel, exact: bool = False) -> None:
         self.graph = graph
         self.cost = cost
         self.exact = exact
-        self._samples: dict[tuple[int, int, int, bool, bool], int] = {}
+        self._samples: dict[tuple[object, ...], int] = {}
         self._exact: dict[tuple[object, ...], int] = {}
-        self._whole: dict[tuple[int, bool, bool], int] = {}
-        self._interpolations: dict[tuple[int, int, int, bool, bool], float] = {}
+        self._whole: dict[tuple[object, ...], int] = {}
+        self._interpolations: dict[tuple[object, ...], float] = {}
         self._transfers: dict[int, int] = {}
         self._grids: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         transfer = getattr(cost, "weight_transfer_cycles", None)
@@ -300,28 +310,41 @@ class Pricer:
         self._pipelined = pipelined if callable(pipelined) else None
         self.calls = 0
 
-    def _price(self, op: int, region: Region, weights_in_sram: bool, pipelined: bool) -> int:
+    def _price(
+        self, op: int, region: Region, weights_in_sram: bool, pipelined: bool, spilled: frozenset[str] = frozenset()
+    ) -> int:
         self.calls += 1
         info = self.graph.ops[op]
+        extra = {"spilled": spilled} if spilled else {}
         if pipelined and self._pipelined is not None:
-            return int(self._pipelined(info, region, weights_in_sram))
-        return int(self.cost.stripe_cycles(info, region, weights_in_sram))
+            return int(self._pipelined(info, region, weights_in_sram, **extra))
+        return int(self.cost.stripe_cycles(info, region, weights_in_sram, **extra))
 
-    def whole(self, op: int, weights_in_sram: bool, pipelined: bool = False) -> int:
+    def whole(
+        self, op: int, weights_in_sram: bool, pipelined: bool = False, spilled: frozenset[str] = frozenset()
+    ) -> int:
         """Cycles of the whole operator in one go (`pipelined`: without its fill and drain)."""
-        key = (op, weights_in_sram, pipelined and self._pipelined is not None)
+        key = (op, weights_in_sram, pipelined and self._pipelined is not None, spilled)
         if key not in self._whole:
             info = self.graph.ops[op]
-            self._whole[key] = self._price(op, Region.full(info.output.shape), weights_in_sram, key[2])
+            self._whole[key] = self._price(op, Region.full(info.output.shape), weights_in_sram, key[2], spilled)
         return self._whole[key]
 
-    def once(self, op: int, weights_in_sram: bool) -> int:
+    def once(self, op: int, weights_in_sram: bool, spilled: frozenset[str] = frozenset()) -> int:
         """Cycles an operator pays once however it is striped (pipeline fill and drain, first
         fetch, last write): the whole operator's price less its pipelined price. 0 when the cost
         model prices no pipelined stripes."""
         if self._pipelined is None:
             return 0
-        return max(self.whole(op, weights_in_sram) - self.whole(op, weights_in_sram, True), 0)
+        return max(self.whole(op, weights_in_sram, spilled=spilled) - self.whole(op, weights_in_sram, True, spilled), 0)
+
+    def spill_penalty(self, op: int, weights_in_sram: bool, spilled: frozenset[str]) -> int:
+        """Extra cycles of the whole operator with `spilled` tensors out of SRAM: the search's
+        estimate for a cascaded operator too (its external reads and final writes are about one
+        whole operator's); plans are recounted exactly (`Candidates.exact_path`)."""
+        if not spilled:
+            return 0
+        return max(self.whole(op, weights_in_sram, spilled=spilled) - self.whole(op, weights_in_sram), 0)
 
     def transfer(self, op: int) -> int:
         """Cycles to copy an operator's weights into SRAM once (0 if the model has no such price)."""
@@ -331,49 +354,67 @@ class Pricer:
             self._transfers[op] = int(self._transfer(self.graph.ops[op]))
         return self._transfers[op]
 
-    def box(self, op: int, region: Region, weights_in_sram: bool, pipelined: bool = False) -> float:
+    def box(
+        self,
+        op: int,
+        region: Region,
+        weights_in_sram: bool,
+        pipelined: bool = False,
+        spilled: frozenset[str] = frozenset(),
+    ) -> float:
         """Cycles to compute `region` of `op`'s output (`pipelined`: as one of many stripes run
         back to back, see `once`)."""
         shape = self.graph.output_shape(op)
         pipelined = pipelined and self._pipelined is not None
         if tuple(region.shape) == tuple(shape):
-            return self.whole(op, weights_in_sram, pipelined)
+            return self.whole(op, weights_in_sram, pipelined, spilled)
         if self.exact or len(shape) != 4:
-            return self._exact_price(op, region, weights_in_sram, pipelined)
-        return self._interpolated(op, region.shape[1], region.shape[2], weights_in_sram, pipelined)
+            return self._exact_price(op, region, weights_in_sram, pipelined, spilled)
+        return self._interpolated(op, region.shape[1], region.shape[2], weights_in_sram, pipelined, spilled)
 
-    def channel_slice(self, op: int, depth: int, pipelined: bool = False) -> int:
+    def channel_slice(self, op: int, depth: int, pipelined: bool = False, spilled: frozenset[str] = frozenset()) -> int:
         """Cycles of the whole output of `op` restricted to `depth` output channels, weights in
         SRAM (one slice of double-buffered weights; `pipelined`: as one of several, see `once`)."""
         shape = self.graph.output_shape(op)
         region = Region(tuple(0 for _ in shape), (*shape[:-1], depth))
-        return self._exact_price(op, region, True, pipelined and self._pipelined is not None)
+        return self._exact_price(op, region, True, pipelined and self._pipelined is not None, spilled)
 
-    def _exact_price(self, op: int, region: Region, weights_in_sram: bool, pipelined: bool = False) -> int:
+    def _exact_price(
+        self,
+        op: int,
+        region: Region,
+        weights_in_sram: bool,
+        pipelined: bool = False,
+        spilled: frozenset[str] = frozenset(),
+    ) -> int:
         shape = self.graph.output_shape(op)
         edges = tuple(
             (lo == 0, lo + size == extent) for lo, size, extent in zip(region.offset, region.shape, shape, strict=True)
         )
-        key = (op, tuple(region.shape), edges, weights_in_sram, pipelined)
+        key = (op, tuple(region.shape), edges, weights_in_sram, pipelined, spilled)
         if key not in self._exact:
-            self._exact[key] = self._price(op, region, weights_in_sram, pipelined)
+            self._exact[key] = self._price(op, region, weights_in_sram, pipelined, spilled)
         return self._exact[key]
 
-    def _sample(self, op: int, height: int, width: int, weights_in_sram: bool, pipelined: bool) -> int:
-        key = (op, height, width, weights_in_sram, pipelined)
+    def _sample(
+        self, op: int, height: int, width: int, weights_in_sram: bool, pipelined: bool, spilled: frozenset[str]
+    ) -> int:
+        key = (op, height, width, weights_in_sram, pipelined, spilled)
         if key not in self._samples:
             shape = self.graph.output_shape(op)
             if (height, width) == (shape[1], shape[2]):
-                self._samples[key] = self.whole(op, weights_in_sram, pipelined)
+                self._samples[key] = self.whole(op, weights_in_sram, pipelined, spilled)
             else:
                 # An interior stripe: centred, so that padding clips none of its reads.
                 offset = (0, (shape[1] - height) // 2, (shape[2] - width) // 2, 0)
                 region = Region(offset, (shape[0], height, width, shape[3]))
-                self._samples[key] = self._price(op, region, weights_in_sram, pipelined)
+                self._samples[key] = self._price(op, region, weights_in_sram, pipelined, spilled)
         return self._samples[key]
 
-    def _interpolated(self, op: int, height: int, width: int, weights_in_sram: bool, pipelined: bool) -> float:
-        key = (op, height, width, weights_in_sram, pipelined)
+    def _interpolated(
+        self, op: int, height: int, width: int, weights_in_sram: bool, pipelined: bool, spilled: frozenset[str]
+    ) -> float:
+        key = (op, height, width, weights_in_sram, pipelined, spilled)
         if key in self._interpolations:
             return self._interpolations[key]
         if op not in self._grids:
@@ -381,7 +422,7 @@ class Pricer:
             self._grids[op] = (_grid(shape[1]), _grid(shape[2]))
         row_grid, col_grid = self._grids[op]
         total = sum(
-            wh * ww * self._sample(op, h, w, weights_in_sram, pipelined)
+            wh * ww * self._sample(op, h, w, weights_in_sram, pipelined, spilled)
             for h, wh in _bracket(row_grid, height)
             for w, ww in _bracket(col_grid, width)
         )
@@ -415,20 +456,59 @@ def _sizes(extent: int, counts: Iterable[int]) -> list[int]:
 class Candidates:
     """Builds the Pareto points of every candidate cascade (see the module docstring)."""
 
-    def __init__(self, graph: ProgramGraph, cost: CostModel, options: SearchOptions) -> None:
+    def __init__(self, graph: ProgramGraph, cost: CostModel, options: SearchOptions, spill: bool = False) -> None:
         self.graph = graph
         self.cost = cost
         self.options = options
+        self.spill = spill
+        """Every full tensor lives in the spill memory: no SRAM, cycles priced accordingly."""
         self.pricer = Pricer(graph, cost, options.exact_pricing)
         self.exact_pricer = self.pricer if options.exact_pricing else Pricer(graph, cost, exact=True)
-        self.live_before = self._live_before()
-        self.out_bytes = [full_bytes(cost, op.output) for op in graph.ops]
+        self.live_before = [0] * graph.size if spill else self._live_before()
+        self.out_bytes = [0 if spill else full_bytes(cost, op.output) for op in graph.ops]
+        self._penalties: dict[tuple[int, int, bool], int] = {}
         self.weight_bytes = [weight_bytes(cost, graph, op) for op in range(graph.size)]
         self.evaluated = 0
         self.fastest_ending = [0] * graph.size
         self._tracks: dict[tuple[object, ...], dict[int, AxisTrack]] = {}
         self._op_cycles: dict[tuple[object, ...], tuple[int, int]] = {}
         self._buffer_bytes: dict[tuple[int, tuple[int, ...]], int] = {}
+
+    def spilling(self) -> Candidates:
+        """The candidates with every full tensor spilled (`spill`), sharing this search's
+        memoised prices and stripe geometry."""
+        sibling = Candidates(self.graph, self.cost, self.options, spill=True)
+        sibling.pricer, sibling.exact_pricer = self.pricer, self.exact_pricer
+        sibling._tracks, sibling._op_cycles, sibling._buffer_bytes = self._tracks, self._op_cycles, self._buffer_bytes
+        sibling.fastest_ending = self.fastest_ending
+        return sibling
+
+    def spilled_edges(self, resident: Candidates, edges: Sequence[Edge]) -> list[Edge]:
+        """The spill search's edges, derived from `resident`'s `edges`: within an edge, every
+        point's full tensors are the same (`resident.base`), and so is, per weight mode, the
+        estimated cost of spilling them (`spill_penalty`); so each point moves by constants
+        and the points are culled again, without enumerating the configurations twice."""
+        derived = []
+        for edge in edges:
+            base = resident.base(edge.first, edge.sink)
+            points = [self._spilled_point(edge, point, base) for point in edge.points]
+            kept = cull(points, self.options.max_points)
+            derived.append(Edge(edge.first, edge.sink, tuple(kept), tuple(p.memory for p in kept)))
+        return derived
+
+    def _spilled_point(self, edge: Edge, point: Point, base: int) -> Point:
+        penalty = self.spill_penalty(edge.first, edge.sink, point.weights_in_sram)
+        moved = replace(point, memory=point.memory - base, compute=point.compute + penalty)
+        if point.slice_depth:
+            # Each slice writes and reads its share of the operator's spilled tensors.
+            channels = self.graph.output_shape(edge.sink)[-1]
+            starts = range(0, channels, point.slice_depth)
+            schedule = tuple(
+                (compute + penalty * min(point.slice_depth, channels - start) // channels, copy)
+                for start, (compute, copy) in zip(starts, point.schedule, strict=True)
+            )
+            moved = replace(moved, compute=sum(c for c, _ in schedule), schedule=schedule)
+        return replace(moved, cycles=moved.duration(self.previous_slack(edge.first)))
 
     def _live_before(self) -> list[int]:
         """Bytes of full tensors live when a cascade starts at each position (its inputs and
@@ -549,6 +629,26 @@ class Candidates:
             point = Point(memory, 0, UNSTRIPED, frozenset(), True, compute, transfer, depth, tuple(schedule), buffer)
             points.append(replace(point, cycles=point.duration(self.previous_slack(op))))
         return points
+
+    def spilled_operands(self, op: int, first: int, sink: int, spilled: frozenset[str] | None = None) -> frozenset[str]:
+        """The tensors `op` of cascade [first, sink] reads from or writes to the spill memory:
+        its operands produced before the cascade and, for the sink, its output, those in
+        `spilled` (None: every full tensor, as the spill search assumes)."""
+        names = full_tensors_of(self.graph, op, first, sink)
+        return names if spilled is None else names & spilled
+
+    def spill_penalty(self, first: int, sink: int, weights_in_sram: bool) -> int:
+        """The spill search's estimate of the extra cycles of cascade [first, sink] with every
+        full tensor it reads or writes spilled (0 outside the spill search)."""
+        if not self.spill:
+            return 0
+        key = (first, sink, weights_in_sram)
+        if key not in self._penalties:
+            self._penalties[key] = sum(
+                self.pricer.spill_penalty(op, weights_in_sram, self.spilled_operands(op, first, sink))
+                for op in range(first, sink + 1)
+            )
+        return self._penalties[key]
 
     def _weight_modes(self, first: int, sink: int) -> tuple[bool, ...]:
         if any(self.graph.ops[op].weights for op in range(first, sink + 1)):
@@ -676,40 +776,69 @@ class Candidates:
             self._buffer_bytes[key] = align(self.cost.buffer_bytes(self.graph.ops[op].output, shape))
         return self._buffer_bytes[key]
 
-    def _cycles_of(self, geometry: CascadeGeometry, op: int, exact: bool = False) -> tuple[int, int]:
+    def _cycles_of(
+        self, geometry: CascadeGeometry, op: int, exact: bool = False, spilled: frozenset[str] = frozenset()
+    ) -> tuple[int, int]:
         """(cycles with weights in SRAM, cycles streaming them) of `op` over all stripes
-        (`exact`: every distinct box priced by the cost model, no interpolation)."""
+        (`exact`: every distinct box priced by the cost model, no interpolation; `spilled`:
+        the operands and output `op` reads and writes in the spill memory)."""
         pricer = self.exact_pricer if exact else self.pricer
-        key = (op, geometry.tracks[1][op].classes, geometry.tracks[2][op].classes, pricer.exact)
+        key = (op, geometry.tracks[1][op].classes, geometry.tracks[2][op].classes, pricer.exact, spilled)
         if key not in self._op_cycles:
             totals = []
             for weights_in_sram in (True, False):
                 # Stripes pipeline back to back; fill and drain are paid once (`Pricer.once`).
-                total = float(pricer.once(op, weights_in_sram))
+                total = float(pricer.once(op, weights_in_sram, spilled))
                 for region, count in geometry.price_boxes(op):
-                    total += count * pricer.box(op, region, weights_in_sram, pipelined=True)
+                    total += count * pricer.box(op, region, weights_in_sram, pipelined=True, spilled=spilled)
                 totals.append(round(total))
             self._op_cycles[key] = (totals[0], totals[1])
         return self._op_cycles[key]
 
-    def exact_path(self, path: Path) -> Path:
-        """`path` with every striped cascade's compute cycles recounted on its exact stripe
-        boxes. The search prices boxes between sampled sizes by interpolation, which can be
-        a few % off (mbv1_100_224 on U65-256: 4.6 % under the exact count); the cycles a plan
+    def exact_path(self, path: Path, spilled: frozenset[str] = frozenset()) -> Path:
+        """`path` with every cascade's compute cycles recounted exactly, the full tensors in
+        `spilled` read and written in the spill memory. The search prices boxes between
+        sampled sizes by interpolation, which can be a few % off (mbv1_100_224 on U65-256: 4.6 %
+        under the exact count), and estimates spilling (`spill_penalty`); the cycles a plan
         reports, and the choice among the front's plans, use exact prices."""
-        if self.options.exact_pricing:
+        if self.options.exact_pricing and not self.spill:
             return path
-        steps = tuple((edge, self._exact_point(edge.first, edge.sink, point)) for edge, point in path.steps)
+        steps = tuple((edge, self.exact_point(edge.first, edge.sink, point, spilled)) for edge, point in path.steps)
         return replace(path, steps=steps)
 
-    def _exact_point(self, first: int, sink: int, point: Point) -> Point:
-        if not point.config.order or point.slice_depth:
-            return point  # a whole operator or weight slices: priced exactly already
-        geometry = self._geometry(sink, first, point.config, point.recompute)
-        mode = 0 if point.weights_in_sram else 1
-        compute = sum(self._cycles_of(geometry, op, exact=True)[mode] for op in range(first, sink + 1))
-        exact = replace(point, compute=compute)
+    def exact_point(self, first: int, sink: int, point: Point, spilled: frozenset[str] = frozenset()) -> Point:
+        """`point` of cascade [first, sink] priced exactly with the tensors of `spilled` in the
+        spill memory."""
+        if point.slice_depth:
+            exact = self._exact_slices_compute(sink, point, self.spilled_operands(sink, first, sink, spilled))
+        elif not point.config.order:
+            operands = self.spilled_operands(sink, first, sink, spilled)
+            exact = replace(point, compute=self.exact_pricer.whole(sink, point.weights_in_sram, spilled=operands))
+        else:
+            geometry = self._geometry(sink, first, point.config, point.recompute)
+            mode = 0 if point.weights_in_sram else 1
+            compute = sum(
+                self._cycles_of(geometry, op, True, self.spilled_operands(op, first, sink, spilled))[mode]
+                for op in range(first, sink + 1)
+            )
+            exact = replace(point, compute=compute)
         return replace(exact, cycles=exact.duration(self.previous_slack(first)))
+
+    def _exact_slices_compute(self, op: int, point: Point, spilled: frozenset[str]) -> Point:
+        """A weight-sliced point of `op` with its slices priced with `spilled` operands."""
+        if not spilled and not self.spill:
+            return point
+        channels = self.graph.output_shape(op)[-1]
+        schedule = []
+        for index, (start, (_, transfer)) in enumerate(
+            zip(range(0, channels, point.slice_depth), point.schedule, strict=True)
+        ):
+            size = min(point.slice_depth, channels - start)
+            compute = self.exact_pricer.channel_slice(op, size, pipelined=True, spilled=spilled)
+            if not index:
+                compute += self.exact_pricer.once(op, True, spilled)
+            schedule.append((compute, transfer))
+        return replace(point, compute=sum(c for c, _ in schedule), schedule=tuple(schedule))
 
     def _geometry(self, sink: int, start: int, config: StripeConfig, recompute: frozenset[int]) -> CascadeGeometry:
         if not config.order:
