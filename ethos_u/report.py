@@ -226,9 +226,8 @@ def _price_function(function: FuncOp, arch: ArchConfig, first_cascade: int) -> l
     scheduled = scheduled_program(planned)
     graph = ProgramGraph.build(scheduled.program)
     model = EthosUCostModel(arch, layouts=choose_layouts(scheduled.program))
-    sram = arch.staging_memory
     # Spilled tensors live in the arena (DRAM in Dedicated_Sram), everything else in SRAM.
-    memories = MemoryMap(sram, sram, arch.const_memory, {name: arch.arena_memory for name in scheduled.spilled})
+    memories = model.memory_map(scheduled.spilled)
     units = [op for op in planned.body.block.ops if isinstance(op, GroupOp | nn.NNOperation)]
     costs: list[OpCost] = []
     cascade = first_cascade
