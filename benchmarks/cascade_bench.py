@@ -28,9 +28,10 @@ lower bound) and `_stripes` (for each multi-operator cascade, the rows each oper
 at each stripe). SVGs are byte-identical across runs.
 
 Our traffic, per the cost model: every computed box of the plan priced with its operands in
-SRAM and weights read from SRAM or their home memory, plus one copy of SRAM-resident weights.
-`flash_bytes_read` counts the off-chip memory (flash on U55 Shared_Sram, DRAM on U65
-Dedicated_Sram), as Vela's `off_chip_flash_total_bytes + dram_total_bytes`.
+SRAM (or in the DRAM arena where the plan spills them, on U65 Dedicated_Sram) and weights read
+from SRAM or their home memory, plus one copy of SRAM-resident weights. `flash_bytes_read`
+counts the off-chip memory (flash on U55 Shared_Sram; DRAM on U65 Dedicated_Sram, spilled
+feature maps included), as Vela's `off_chip_flash_total_bytes + dram_total_bytes`.
 """
 
 from __future__ import annotations

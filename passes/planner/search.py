@@ -87,6 +87,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from cascade.dialects.access import Region
 from cascade.passes.planner.cost import CostModel
@@ -171,13 +172,13 @@ class Point:
     """Bytes of its weight buffers, live during the previous step too when they are prefetched
     (0: nothing to prefetch)."""
 
-    @property
+    @cached_property
     def plain(self) -> int:
         """Cycles without prefetch: the weight copy (or the first slices') does not overlap the
-        cascade before."""
+        cascade before. (Cached: the DP asks for it of every point at every sweep.)"""
         return self.duration(0)
 
-    @property
+    @cached_property
     def prefetchable(self) -> bool:
         return self.prefetch_bytes > 0 and self.cycles < self.plain
 
@@ -195,9 +196,7 @@ class Point:
         its weights into SRAM (0: no overlap)."""
         if self.slice_depth:
             return sliced_duration(self.schedule, slack)
-        if not self.weights_in_sram:
-            return self.compute
-        return self.compute + self.transfer - min(self.transfer, slack)
+        return whole_copy_duration(self.compute, self.transfer, self.weights_in_sram, slack)
 
     def sort_key(self) -> tuple[object, ...]:
         return (
@@ -209,6 +208,14 @@ class Point:
             not self.weights_in_sram,
             self.slice_depth,
         )
+
+
+def whole_copy_duration(compute: int, transfer: int, weights_in_sram: bool, slack: int) -> int:
+    """Cycles of a cascade whose weights, if kept in SRAM, are copied at once before it runs,
+    the copy hidden behind up to `slack` cycles of the cascade before."""
+    if not weights_in_sram:
+        return compute
+    return compute + transfer - min(transfer, slack)
 
 
 def sliced_duration(schedule: Sequence[tuple[int, int]], slack: int) -> int:
@@ -467,6 +474,7 @@ class Candidates:
         self.live_before = [0] * graph.size if spill else self._live_before()
         self.out_bytes = [0 if spill else full_bytes(cost, op.output) for op in graph.ops]
         self._penalties: dict[tuple[int, int, bool], int] = {}
+        self._bases: dict[tuple[int, int], int] = {}
         self.weight_bytes = [weight_bytes(cost, graph, op) for op in range(graph.size)]
         self.evaluated = 0
         self.fastest_ending = [0] * graph.size
@@ -533,9 +541,11 @@ class Candidates:
 
     def base(self, first: int, sink: int) -> int:
         """Full tensors live while cascade [first, sink] runs: an in-place output adds none."""
-        if in_place_source(self.graph, self.cost, first, sink) >= 0:
-            return self.live_before[first]
-        return self.live_before[first] + self.out_bytes[sink]
+        key = (first, sink)
+        if key not in self._bases:
+            in_place = in_place_source(self.graph, self.cost, first, sink) >= 0
+            self._bases[key] = self.live_before[first] + (0 if in_place else self.out_bytes[sink])
+        return self._bases[key]
 
     def edges(self) -> list[Edge]:
         edges = []
@@ -562,8 +572,10 @@ class Candidates:
     ) -> Point:
         """A point; `weights` are the bytes of its weight buffers when `weights_in_sram`."""
         prefetch_bytes = weights if weights_in_sram and transfer else 0
-        point = Point(memory, 0, config, recompute, weights_in_sram, compute, transfer, prefetch_bytes=prefetch_bytes)
-        return replace(point, cycles=point.duration(self.previous_slack(first)))
+        cycles = whole_copy_duration(compute, transfer, weights_in_sram, self.previous_slack(first))
+        return Point(
+            memory, cycles, config, recompute, weights_in_sram, compute, transfer, prefetch_bytes=prefetch_bytes
+        )
 
     def previous_slack(self, first: int) -> int:
         """A lower bound of the slack of whatever cascade runs before one starting at `first`."""
