@@ -24,7 +24,8 @@ offset), as Vela's do in its Shared_Sram mode. So:
 
 * one `scratch` tensor of exactly `cascade.allocated_peak_bytes` bytes is region 1 of every
   custom operator, and also its fast scratch (Vela passes the same tensor twice on Ethos-U55;
-  on Ethos-U65 our streams never use region 2, so the tensor arena should be in SRAM);
+  on Ethos-U65 in Dedicated_Sram the planner always spills the tensors TFLite sees, so the
+  form below applies there);
 * each custom operator has its own read-only tensor (region-0 addresses start at 0 in every
   stream; Vela shares one and offsets the addresses);
 * nothing is copied in or out: the `OfflineMemoryAllocation` metadata (Vela's format: version

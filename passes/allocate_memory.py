@@ -101,6 +101,11 @@ def allocate_function(function: FuncOp, accelerator: str) -> tuple[int, int]:
     except ValueError as error:
         raise DiagnosticException(f"allocate-memory: @{function.sym_name.data}: {error}") from None
     cost = planner_cost_model(accelerator, scheduled.program, "allocate-memory")
+    if scheduled.spilled and not getattr(cost, "can_spill", lambda: False)():
+        raise DiagnosticException(
+            f"allocate-memory: @{function.sym_name.data}: the plan keeps tensors in DRAM, which '{accelerator}' in "
+            "its default memory mode has not (was the plan made for another accelerator?)"
+        )
     graph = ProgramGraph.build(scheduled.program)
     buffers = plan_buffers(graph, scheduled.steps, cost, scheduled.spilled)
     placement = place(buffers)

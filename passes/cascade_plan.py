@@ -20,6 +20,10 @@ The pass is the integration point between the IR and the generic planner
   output channels;
 * a group or lone operator whose SRAM weights are copied while the previous step runs carries
   the unit attribute `cascade.prefetch`;
+* on a target that spills (U65's Dedicated_Sram), a group or lone operator whose output lives
+  in the DRAM arena carries the unit attribute `cascade.spilled`, and so does, as an argument
+  attribute, a graph input kept there; the function then carries `cascade.peak_dram_bytes`
+  (the placed peak of the spilled tensors);
 * the function carries `cascade.peak_sram_bytes` (the placed peak of the whole plan),
   `cascade.cycles` and `cascade.lower_bound_bytes` (the row-striping lower bound).
 

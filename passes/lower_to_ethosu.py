@@ -383,6 +383,13 @@ class _Segment:
         return stream
 
 
+def _spills(accelerator: str) -> bool:
+    """Whether `accelerator`'s default memory mode has a DRAM arena apart from its SRAM."""
+    from cascade.ethos_u.arch import arch_config
+
+    return arch_config(accelerator).spilling
+
+
 def lower_function(function: FuncOp, accelerator: str, *, fc_on_npu: bool = False) -> list[ethosu.CommandStreamOp]:
     """Lower the allocated `function` in place; returns its command streams in order."""
     from cascade.passes.memory_check import (
@@ -398,9 +405,15 @@ def lower_function(function: FuncOp, accelerator: str, *, fc_on_npu: bool = Fals
         return []  # nothing to lower (a function without nn operators is left unchanged)
     if ALLOCATED_PEAK_ATTR not in function.attributes:
         raise ValueError("the function is not allocated (run allocate-memory first)")
-    if live_buffers(function, MemoryRegion.DRAM)[0] and ALLOCATED_DRAM_ATTR not in function.attributes:
-        # Its DRAM placements would otherwise share region 1 with SRAM.
-        raise ValueError(f"the function has DRAM placements but no {ALLOCATED_DRAM_ATTR} (run allocate-memory)")
+    if live_buffers(function, MemoryRegion.DRAM)[0]:
+        if ALLOCATED_DRAM_ATTR not in function.attributes:
+            # Its DRAM placements would otherwise share region 1 with SRAM.
+            raise ValueError(f"the function has DRAM placements but no {ALLOCATED_DRAM_ATTR} (run allocate-memory)")
+        if not _spills(accelerator):
+            raise ValueError(
+                f"the function keeps tensors in DRAM, which '{accelerator}' in its default memory mode has not "
+                "(was it planned for another accelerator?)"
+            )
     for unit in units:
         if isinstance(unit, GroupOp):
             raise ValueError("cascade.group is not lowered: run rolling-buffer first")

@@ -22,7 +22,7 @@ the same offset and size, the input's last step is the output's first, and the i
 in that step only by the operator writing the output, an `nn` elementwise operator (add, sub,
 mul, minimum, maximum) whose output element depends on the same input element alone.
 
-Besides overlaps it checks that SRAM offsets are 16-byte aligned, that every buffer holds the
+Besides overlaps it checks that offsets are 16-byte aligned, that every buffer holds the
 bytes of the data stored in it (dense NHWC: the tensor, the k rows of a rolling buffer, the
 stripe shape of a recompute buffer), that no placed byte lies above
 `cascade.allocated_peak_bytes`, and that every value the stripe executor must store has a

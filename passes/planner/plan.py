@@ -13,11 +13,13 @@ front on placed peaks and realized cycles, and picks one:
   `cycles_tolerance` (5 %) of the fastest plan found; `min-cycles`: the fastest; `min-sram`:
   the smallest.
 
-A target that can spill (`spill`) adds a second family of plans when the fastest plan keeping
-every tensor in SRAM does not fit the budget (or the SRAM), or for `min-sram`: the front of a
-search with every full tensor in the spill memory, each plan with as many tensors promoted
-back into SRAM as fit, priced exactly with the rest spilled. Both families are culled and
-chosen from together; the peak is always the SRAM's.
+On a target that can spill (`spill`), what TFLite and the CPU see (`spill.pinned_tensors`)
+always lives in the spill memory, and a second family of plans is added when the fastest plan
+keeping every other tensor in SRAM does not fit the budget (or the SRAM), or for `min-sram`:
+the front of a search with every full tensor in the spill memory, each plan with as many
+tensors promoted back into SRAM as fit, priced exactly with the rest spilled. Both families are
+culled and chosen from together; the peak is always the SRAM's, and the lower bound the one of
+plans that may spill every full tensor (0 or next to it: any operator can run from DRAM).
 
 Ties go to fewer cycles, then the smaller peak, then the fastest-first front order. An
 impossible budget raises `PlanningError` naming the operator whose smallest working set (all
@@ -218,24 +220,27 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
     search = SearchOptions(
         options.striping, options.max_length, options.max_points, options.exact_pricing, options.rolling_axes
     )
-    candidates = Candidates(graph, cost, search)
+    # On a target that spills, what TFLite and the CPU see always lives in the arena.
+    pinned = pinned_tensors(graph, cost) if can_spill(cost) else frozenset()
+    candidates = Candidates(graph, cost, search, pinned)
     edges = candidates.edges()
     dp = PartitionDP(graph.size, edges)
     realized = []
     for path in dp.pareto_front():
-        realized += _realized(graph, candidates.exact_path(path), cost, budget)
+        realized += _realized(graph, candidates.exact_path(path, pinned), cost, budget, pinned)
     cap = capacity if budget is None else budget
     lower_bound = row_lower_bound(graph, candidates)
-    if cap is not None and can_spill(cost) and _wants_spill(realized, cap, options):
+    if can_spill(cost):
         spilling = candidates.spilling()
-        spill_edges = spilling.spilled_edges(candidates, edges)
-        edges += spill_edges
-        pinned = pinned_tensors(graph, cost)
-        paths = [path for path in PartitionDP(graph.size, spill_edges).pareto_front() if path.peak <= cap]
-        for path, promotion_cap in _spill_variants(paths, cap):
-            spilled = promote(spilling, path, _steps(path), promotion_cap, pinned)
-            realized += _realized(graph, spilling.exact_path(path, spilled), cost, cap, spilled)
-        lower_bound = min(lower_bound, row_lower_bound(graph, spilling))
+        # The bound of every plan the target allows, searched or not.
+        lower_bound = row_lower_bound(graph, spilling)
+        if cap is not None and _wants_spill(realized, cap, options):
+            spill_edges = spilling.spilled_edges(candidates, edges)
+            edges += spill_edges
+            paths = [path for path in PartitionDP(graph.size, spill_edges).pareto_front() if path.peak <= cap]
+            for path, promotion_cap in _spill_variants(paths, cap):
+                spilled = promote(spilling, path, _steps(path), promotion_cap, pinned)
+                realized += _realized(graph, spilling.exact_path(path, spilled), cost, cap, spilled)
     front_entries = _placed_front(realized)
     chosen = front_entries[_choose(front_entries, options, graph, edges, capacity, capacity_name)]
     cascades = chosen.cascades()

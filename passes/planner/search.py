@@ -463,16 +463,19 @@ def _sizes(extent: int, counts: Iterable[int]) -> list[int]:
 class Candidates:
     """Builds the Pareto points of every candidate cascade (see the module docstring)."""
 
-    def __init__(self, graph: ProgramGraph, cost: CostModel, options: SearchOptions, spill: bool = False) -> None:
+    def __init__(
+        self, graph: ProgramGraph, cost: CostModel, options: SearchOptions, spilled: frozenset[str] = frozenset()
+    ) -> None:
         self.graph = graph
         self.cost = cost
         self.options = options
-        self.spill = spill
-        """Every full tensor lives in the spill memory: no SRAM, cycles priced accordingly."""
+        self.spilled = spilled
+        """Full tensors taken to live in the spill memory: no SRAM, their traffic estimated
+        (`spill_penalty`)."""
         self.pricer = Pricer(graph, cost, options.exact_pricing)
         self.exact_pricer = self.pricer if options.exact_pricing else Pricer(graph, cost, exact=True)
-        self.live_before = [0] * graph.size if spill else self._live_before()
-        self.out_bytes = [0 if spill else full_bytes(cost, op.output) for op in graph.ops]
+        self.live_before = self._live_before()
+        self.out_bytes = [0 if op.output.name in spilled else full_bytes(cost, op.output) for op in graph.ops]
         self._penalties: dict[tuple[int, int, bool], int] = {}
         self._bases: dict[tuple[int, int], int] = {}
         self.weight_bytes = [weight_bytes(cost, graph, op) for op in range(graph.size)]
@@ -483,9 +486,10 @@ class Candidates:
         self._buffer_bytes: dict[tuple[int, tuple[int, ...]], int] = {}
 
     def spilling(self) -> Candidates:
-        """The candidates with every full tensor spilled (`spill`), sharing this search's
-        memoised prices and stripe geometry."""
-        sibling = Candidates(self.graph, self.cost, self.options, spill=True)
+        """The candidates with every full tensor spilled, sharing this search's memoised
+        prices and stripe geometry."""
+        every = {tensor.name for tensor in self.graph.external_inputs} | {op.output.name for op in self.graph.ops}
+        sibling = Candidates(self.graph, self.cost, self.options, frozenset(every))
         sibling.pricer, sibling.exact_pricer = self.pricer, self.exact_pricer
         sibling._tracks, sibling._op_cycles, sibling._buffer_bytes = self._tracks, self._op_cycles, self._buffer_bytes
         sibling.fastest_ending = self.fastest_ending
@@ -493,20 +497,21 @@ class Candidates:
 
     def spilled_edges(self, resident: Candidates, edges: Sequence[Edge]) -> list[Edge]:
         """The spill search's edges, derived from `resident`'s `edges`: within an edge, every
-        point's full tensors are the same (`resident.base`), and so is, per weight mode, the
-        estimated cost of spilling them (`spill_penalty`); so each point moves by constants
-        and the points are culled again, without enumerating the configurations twice."""
+        point's full tensors are the same (`base`), and so is, per weight mode, the estimated
+        cost of spilling them (`spill_penalty`); so each point moves by constants and the
+        points are culled again, without enumerating the configurations twice."""
         derived = []
         for edge in edges:
-            base = resident.base(edge.first, edge.sink)
-            points = [self._spilled_point(edge, point, base) for point in edge.points]
+            points = [self._spilled_point(edge, point, resident) for point in edge.points]
             kept = cull(points, self.options.max_points)
             derived.append(Edge(edge.first, edge.sink, tuple(kept), tuple(p.memory for p in kept)))
         return derived
 
-    def _spilled_point(self, edge: Edge, point: Point, base: int) -> Point:
-        penalty = self.spill_penalty(edge.first, edge.sink, point.weights_in_sram)
-        moved = replace(point, memory=point.memory - base, compute=point.compute + penalty)
+    def _spilled_point(self, edge: Edge, point: Point, resident: Candidates) -> Point:
+        first, sink, mode = edge.first, edge.sink, point.weights_in_sram
+        penalty = self.spill_penalty(first, sink, mode) - resident.spill_penalty(first, sink, mode)
+        memory = point.memory - resident.base(first, sink) + self.base(first, sink)
+        moved = replace(point, memory=memory, compute=point.compute + penalty)
         if point.slice_depth:
             # Each slice writes and reads its share of the operator's spilled tensors.
             channels = self.graph.output_shape(edge.sink)[-1]
@@ -524,11 +529,11 @@ class Candidates:
         graph = self.graph
         delta = [0] * (graph.size + 1)
         for tensor, last in zip(graph.external_inputs, graph.external_last_use, strict=True):
-            size = full_bytes(self.cost, tensor)
+            size = 0 if tensor.name in self.spilled else full_bytes(self.cost, tensor)
             delta[0] += size
             delta[min(last, graph.size - 1) + 1] -= size
         for op in range(graph.size):
-            if graph.last_use[op] > op:
+            if graph.last_use[op] > op and graph.ops[op].output.name not in self.spilled:
                 size = full_bytes(self.cost, graph.ops[op].output)
                 delta[op + 1] += size
                 delta[min(graph.last_use[op], graph.size - 1) + 1] -= size
@@ -589,7 +594,7 @@ class Candidates:
         points: dict[int, list[Point]] = {first: [] for first in range(start, sink + 1)}
         for weights_in_sram in self._weight_modes(sink, sink):
             weights = self.weight_bytes[sink] if weights_in_sram else 0
-            compute = self.pricer.whole(sink, weights_in_sram)
+            compute = self.pricer.whole(sink, weights_in_sram) + self.spill_penalty(sink, sink, weights_in_sram)
             transfer = self.pricer.transfer(sink)
             memory = self.base(sink, sink) + weights
             point = self._point(sink, memory, compute, transfer, UNSTRIPED, frozenset(), weights_in_sram, weights)
@@ -624,12 +629,13 @@ class Candidates:
             return []
         points = []
         depths = sorted({slice_depth(channels, count) for count in SLICE_COUNTS} - {channels}, reverse=True)
+        penalty = self.spill_penalty(op, op, True)
         for depth in depths:
             schedule = []
             for start in range(0, channels, depth):
                 size = min(depth, channels - start)
                 # Slices pipeline back to back like stripes: fill and drain once, in the first.
-                compute = self.pricer.channel_slice(op, size, pipelined=True)
+                compute = self.pricer.channel_slice(op, size, pipelined=True) + penalty * size // channels
                 if not start:
                     compute += self.pricer.once(op, True)
                 schedule.append((compute, transfer * size // channels))
@@ -645,14 +651,13 @@ class Candidates:
     def spilled_operands(self, op: int, first: int, sink: int, spilled: frozenset[str] | None = None) -> frozenset[str]:
         """The tensors `op` of cascade [first, sink] reads from or writes to the spill memory:
         its operands produced before the cascade and, for the sink, its output, those in
-        `spilled` (None: every full tensor, as the spill search assumes)."""
-        names = full_tensors_of(self.graph, op, first, sink)
-        return names if spilled is None else names & spilled
+        `spilled` (None: this search's `spilled`)."""
+        return full_tensors_of(self.graph, op, first, sink) & (self.spilled if spilled is None else spilled)
 
     def spill_penalty(self, first: int, sink: int, weights_in_sram: bool) -> int:
-        """The spill search's estimate of the extra cycles of cascade [first, sink] with every
-        full tensor it reads or writes spilled (0 outside the spill search)."""
-        if not self.spill:
+        """The search's estimate of the extra cycles of cascade [first, sink] for the full
+        tensors of `spilled` it reads or writes (0 when nothing is spilled)."""
+        if not self.spilled:
             return 0
         key = (first, sink, weights_in_sram)
         if key not in self._penalties:
@@ -773,7 +778,7 @@ class Candidates:
                     self._point(
                         first,
                         memory + (weights if weights_in_sram else 0),
-                        cycles[weights_in_sram],
+                        cycles[weights_in_sram] + self.spill_penalty(first, sink, weights_in_sram),
                         transfers,
                         config,
                         effective,
@@ -813,7 +818,7 @@ class Candidates:
         sampled sizes by interpolation, which can be a few % off (mbv1_100_224 on U65-256: 4.6 %
         under the exact count), and estimates spilling (`spill_penalty`); the cycles a plan
         reports, and the choice among the front's plans, use exact prices."""
-        if self.options.exact_pricing and not self.spill:
+        if self.options.exact_pricing and not self.spilled:
             return path
         steps = tuple((edge, self.exact_point(edge.first, edge.sink, point, spilled)) for edge, point in path.steps)
         return replace(path, steps=steps)
@@ -838,7 +843,7 @@ class Candidates:
 
     def _exact_slices_compute(self, op: int, point: Point, spilled: frozenset[str]) -> Point:
         """A weight-sliced point of `op` with its slices priced with `spilled` operands."""
-        if not spilled and not self.spill:
+        if not spilled and not self.spilled:
             return point
         channels = self.graph.output_shape(op)[-1]
         schedule = []

@@ -6,16 +6,17 @@ DRAM and the SRAM a cache of `arena_cache_size` bytes) may keep the full tensors
 operators reading or writing them pay for the slower traffic. Rolling, recompute and weight
 buffers always stay in SRAM.
 
-The planner then searches a second candidate set (`search.Candidates(spill=True)`) that counts
+The planner then searches a second candidate set (`search.Candidates.spilling`) that counts
 no full tensor in SRAM and estimates the traffic (`Candidates.spill_penalty`). For each plan of
 its front, `promote` brings full tensors back into SRAM while they fit the cap, those that save
 the most cycles per byte first, as Vela moves feature maps into its SRAM cache; the plan is then
 priced exactly with what remains spilled (`Candidates.exact_path`).
 
-Some tensors never leave the spill memory (`pinned_tensors`): graph inputs and outputs and
-what an operator the target does not run (`CostModel.runs_on_npu`, else `can_cascade`: the
-CPU's) reads or writes, or what is live across one, because everything outside the NPU's
-command streams sees the tensor arena only.
+Some tensors never leave the spill memory, in any plan of such a target (`pinned_tensors`; the
+planner's first search takes them spilled and every other full tensor in SRAM): graph inputs
+and outputs and what an operator the target does not run (`CostModel.runs_on_npu`, else
+`can_cascade`: the CPU's) reads or writes, or what is live across one, because everything
+outside the NPU's command streams sees the tensor arena only.
 
 Pure Python: no IR types, no target.
 """

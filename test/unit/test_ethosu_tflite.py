@@ -28,7 +28,7 @@ from cascade.ethos_u.tflite_output import TFLiteOutputError, lowered_tflite
 from cascade.frontends.loader import load_module
 from cascade.frontends.tflite_writer import ModelBuilder, options
 from cascade.passes.ethosu_pipeline import EthosUPipelinePass
-from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR, arg_placement
+from cascade.passes.memory_check import ALLOCATED_DRAM_ATTR, ALLOCATED_PEAK_ATTR, arg_placement
 
 MODELS = Path(__file__).parents[1] / "models"
 CASES = [("resnet8", "ethos-u55-128"), ("ds_cnn_kws", "ethos-u55-128"), ("resnet8", "ethos-u65-256")]
@@ -204,13 +204,12 @@ def test_structure_matches_vela(model: str, accelerator: str, vela_dir: Path) ->
             size = int(np.prod(info.tensors[index].shape))
             assert 0 <= offsets[index]
             assert offsets[index] + size <= scratch.shape[0]
-    # Vela passes the scratch tensor twice on Ethos-U55 (shared SRAM); we do on every
-    # accelerator, since our streams never address region 2.
+    # Vela passes the scratch tensor twice on Ethos-U55 (Shared_Sram), and on Ethos-U65
+    # (Dedicated_Sram) a DRAM arena and a separate fast scratch for the SRAM: so do we.
     (op,) = mine.custom_ops()
-    assert op.inputs[2] == op.inputs[3]
-    if accelerator.startswith("ethos-u55"):
-        (vela_op,) = theirs.custom_ops()
-        assert vela_op.inputs[2] == vela_op.inputs[3]
+    (vela_op,) = theirs.custom_ops()
+    shared = accelerator.startswith("ethos-u55")
+    assert (op.inputs[2] == op.inputs[3]) == (vela_op.inputs[2] == vela_op.inputs[3]) == shared
     # The COP1 header (magic, version, configuration of the accelerator) is Vela's.
     (vela_op,) = theirs.custom_ops()
     header = struct.unpack("<3I", mine.tensors[op.inputs[0]].data[:12])
@@ -224,7 +223,13 @@ def test_sizes_and_offsets_follow_the_memory_map(model: str, accelerator: str) -
     info = read_model(ours(model, accelerator))
     (op,) = info.custom_ops()
     (stream,) = _streams(module)
-    assert info.tensors[op.inputs[2]].shape == (function.attributes[ALLOCATED_PEAK_ATTR].value.data,)
+    # The arena (scratch) holds what the streams address in region 1: the SRAM image, or the
+    # DRAM arena when the function spills (U65); the fast scratch is the SRAM image.
+    sram = function.attributes[ALLOCATED_PEAK_ATTR].value.data  # type: ignore[union-attr]
+    dram = function.attributes.get(ALLOCATED_DRAM_ATTR)
+    arena = sram if dram is None else dram.value.data  # type: ignore[union-attr]
+    assert info.tensors[op.inputs[2]].shape == (arena,)
+    assert info.tensors[op.inputs[3]].shape == (sram,)
     assert info.tensors[op.inputs[1]].data == stream.flash_image()
     offsets = info.offline_offsets()
     names = [t.name for t in info.tensors]

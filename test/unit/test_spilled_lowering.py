@@ -78,10 +78,11 @@ def _inputs(model: str, seed: int = 0) -> list[np.ndarray]:
     return [rng.integers(-128, 128, size=t.get_shape(), dtype=np.int8) for t in input_types(_original(model))]
 
 
-def _plan(model: str) -> ModuleOp:
-    """The plan ethosu-pipeline makes (rows-only rolling buffers), not yet spilled."""
+def _plan(model: str, accelerator: str = ACCELERATOR) -> ModuleOp:
+    """The plan ethosu-pipeline makes (rows-only rolling buffers): on U65 its graph inputs and
+    outputs and the CPU's tensors are spilled already."""
     module = _original(model).clone()
-    CascadePlanPass(accelerator=ACCELERATOR, rolling_axes="h").apply(Context(), module)
+    CascadePlanPass(accelerator=accelerator, rolling_axes="h").apply(Context(), module)
     return module
 
 
@@ -380,12 +381,14 @@ def test_spilled_tensors_are_region_1_and_everything_else_region_2(model: str) -
 
 
 def test_unspilled_programs_address_only_region_1() -> None:
-    module = _plan("resnet8_nosoftmax")
+    # U55's Shared_Sram has no DRAM arena: nothing spills, everything is in the arena, SRAM.
+    accelerator = "ethos-u55-128"
+    module = _plan("resnet8_nosoftmax", accelerator)
     ctx = Context()
     RollingBufferPass().apply(ctx, module)
-    AllocateMemoryPass(accelerator=ACCELERATOR).apply(ctx, module)
+    AllocateMemoryPass(accelerator=accelerator).apply(ctx, module)
     assert ALLOCATED_DRAM_ATTR not in main_function(module).attributes
-    LowerToEthosUPass(accelerator=ACCELERATOR).apply(ctx, module)
+    LowerToEthosUPass(accelerator=accelerator).apply(ctx, module)
     regions = {
         r for op in module.walk() if isinstance(op, ethosu.CommandStreamOp) for c in op.commands for r, *_ in _ranges(c)
     }
@@ -530,10 +533,14 @@ def test_the_report_prices_spilled_tensors_in_dram_as_the_planner_does() -> None
     unspilled = compile_report(_plan(model), accelerator=ACCELERATOR)
     assert report["peak_dram_bytes"] == _int(function, ALLOCATED_DRAM_ATTR) > 0
     assert report["peak_sram_bytes"] == _int(function, ALLOCATED_PEAK_ATTR)
-    assert unspilled["peak_dram_bytes"] == unspilled["spilled_bytes_accessed"] == 0
-    assert report["spilled_bytes_accessed"] > 0
+    # The plan alone spills what TFLite and the CPU see; two intermediates more take more DRAM
+    # and more traffic there. On U55 (Shared_Sram) nothing spills.
+    assert 0 < unspilled["peak_dram_bytes"] <= report["peak_dram_bytes"]
+    assert 0 < unspilled["spilled_bytes_accessed"] < report["spilled_bytes_accessed"]
+    u55 = compile_report(_plan(model, "ethos-u55-128"), accelerator="ethos-u55-128")
+    assert u55["peak_dram_bytes"] == u55["spilled_bytes_accessed"] == 0
     assert "Peak DRAM used" in format_summary(report)
-    assert "Peak DRAM used" not in format_summary(unspilled)
+    assert "Peak DRAM used" not in format_summary(u55)
     # Each operator as the planner prices it, with its spilled operands and output in DRAM.
     view, _ = group_view(function)
     scheduled = scheduled_program(view)
