@@ -255,7 +255,8 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
         + (candidates.exact_pricer.calls if candidates.exact_pricer is not candidates.pricer else 0),
         "front_size": len(front),
     }
-    dram_peak = chosen.dram.peak if chosen.dram is not None else 0
+    # Only the chosen plan's spilled tensors are placed: the front is culled on SRAM alone.
+    dram_peak = place(spilled_buffers(graph, chosen.steps, cost, chosen.spilled)).peak if chosen.spilled else 0
     seconds = time.perf_counter() - started
     return PlanResult(
         graph, cascades, buffers, placement, lower_bound, front, seconds, stats, chosen.spilled, dram_peak
@@ -356,8 +357,7 @@ class Realized:
     buffers: list[Buffer]
     placement: Placement
     spilled: frozenset[str] = frozenset()
-    dram: Placement | None = None
-    """Placement of the spilled tensors in the spill memory (None: nothing spilled)."""
+    """Full tensors kept in the spill memory."""
 
     @property
     def cycles(self) -> int:
@@ -437,8 +437,7 @@ def realize(
         cycles[index] = point.duration(points[index - 1].slack)
     if any(step.prefetch for step in steps):
         buffers = plan_buffers(graph, steps, cost, spilled)
-    dram = place(spilled_buffers(graph, steps, cost, spilled)) if spilled else None
-    return Realized(path, steps, cycles, buffers, place(buffers), spilled, dram)
+    return Realized(path, steps, cycles, buffers, place(buffers), spilled)
 
 
 def _placed_front(realized: list[Realized]) -> list[Realized]:
