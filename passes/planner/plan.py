@@ -39,6 +39,7 @@ Pure Python: no IR types, no target.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, replace
 
@@ -46,7 +47,7 @@ from cascade.dialects.access import Region
 from cascade.passes.planner.cost import CostModel
 from cascade.passes.planner.graph import OpInfo, TensorInfo
 from cascade.passes.planner.memory import Step, full_tensors_of, plan_buffers, spilled_buffers
-from cascade.passes.planner.placement import Buffer, Placement, align, max_live, place, step_totals
+from cascade.passes.planner.placement import DEFAULT_EFFORT, Buffer, Placement, align, max_live, place, step_totals
 from cascade.passes.planner.program import ProgramGraph, ProgramLike
 from cascade.passes.planner.search import Candidates, Edge, PartitionDP, Path, SearchOptions, minimax_path
 from cascade.passes.planner.spill import can_spill, pinned_tensors, promote
@@ -220,15 +221,14 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
     search = SearchOptions(
         options.striping, options.max_length, options.max_points, options.exact_pricing, options.rolling_axes
     )
+    cap = capacity if budget is None else budget
     # On a target that spills, what TFLite and the CPU see always lives in the arena.
     pinned = pinned_tensors(graph, cost) if can_spill(cost) else frozenset()
     candidates = Candidates(graph, cost, search, pinned)
     edges = candidates.edges()
     dp = PartitionDP(graph.size, edges)
-    realized = []
-    for path in dp.pareto_front():
-        realized += _realized(graph, candidates.exact_path(path, pinned), cost, budget, pinned)
-    cap = capacity if budget is None else budget
+    paths = [candidates.exact_path(path, pinned) for path in dp.pareto_front()]
+    realized = _realized_front(graph, paths, cost, budget, cap, options, pinned)
     lower_bound = row_lower_bound(graph, candidates)
     if can_spill(cost):
         spilling = candidates.spilling()
@@ -264,18 +264,64 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
 
 
 def _realized(
-    graph: ProgramGraph, path: Path, cost: CostModel, budget: int | None, spilled: frozenset[str] = frozenset()
+    graph: ProgramGraph,
+    path: Path,
+    cost: CostModel,
+    budget: int | None,
+    spilled: frozenset[str] = frozenset(),
+    effort: int = DEFAULT_EFFORT,
 ) -> list[Realized]:
-    """`path` realized, and its variants that may place better."""
-    entry = realize(graph, path, cost, budget or 0, spilled=spilled)
+    """`path` realized, and its variants that may place better (placed with `effort`)."""
+    entry = realize(graph, path, cost, budget or 0, spilled=spilled, effort=effort)
     if budget is not None and entry.placement.peak > budget:
-        entry = realize(graph, path, cost, spilled=spilled)  # prefetch up to the budget fragmented too much
+        # Prefetch up to the budget fragmented too much.
+        entry = realize(graph, path, cost, spilled=spilled, effort=effort)
     entries = [entry]
     if entry.placement.peak > max_live(entry.buffers) and any(step.prefetch for step in entry.steps):
         # Prefetched weights fill steps up to the peak, which can leave the placement
         # fragmented: the plan without prefetch may place tighter (and run slower).
-        entries.append(realize(graph, path, cost, prefetch=False, spilled=spilled))
+        entries.append(realize(graph, path, cost, prefetch=False, spilled=spilled, effort=effort))
     return entries
+
+
+def _realized_front(
+    graph: ProgramGraph,
+    paths: list[Path],
+    cost: CostModel,
+    budget: int | None,
+    cap: int | None,
+    options: PlanOptions,
+    spilled: frozenset[str],
+) -> list[Realized]:
+    """The DP front's plans (fastest first) realized. A plan that provably cannot be chosen
+    is placed with the quick heuristics only (`placement.place` with effort 0; its peak, on the
+    reported front, is then that of a real but perhaps looser placement): its SRAM at any step
+    (`Point.memory`, a lower bound of any placement) exceeds `cap`, or its compute alone (a
+    lower bound of its cycles) exceeds what a plan already realized within `cap` allows
+    (`_cycle_limit`). The plans that can be chosen are placed as the allocator places them."""
+    realized: list[Realized] = []
+    limit = math.inf
+    for path in paths:
+        smallest = max((point.memory for _, point in path.steps), default=0)
+        fastest = sum(point.compute for _, point in path.steps)
+        hopeless = (cap is not None and smallest > cap) or fastest > limit
+        entries = _realized(graph, path, cost, budget, spilled, 0 if hopeless else DEFAULT_EFFORT)
+        realized += entries
+        for entry in entries:
+            if not hopeless and (cap is None or entry.placement.peak <= cap):
+                limit = min(limit, _cycle_limit(entry.cycles, options))
+    return realized
+
+
+def _cycle_limit(cycles: int, options: PlanOptions) -> float:
+    """The most cycles a plan may take to be chosen, given a realized plan of `cycles` that
+    fits (`_choose`): the fastest one wins under a budget or for `min-cycles`, the smallest
+    peak within the tolerance of the fastest without one; `min-sram` may choose any."""
+    if options.objective == "min-sram":
+        return math.inf
+    if options.objective == "min-cycles" or options.sram_budget is not None:
+        return cycles
+    return cycles * (1 + options.cycles_tolerance)
 
 
 SPILL_VARIANTS = 12
@@ -407,6 +453,7 @@ def realize(
     budget: int = 0,
     prefetch: bool = True,
     spilled: frozenset[str] = frozenset(),
+    effort: int = DEFAULT_EFFORT,
 ) -> Realized:
     """Decide weight prefetch for a DP plan, count its cycles, place its buffers.
 
@@ -437,7 +484,7 @@ def realize(
         cycles[index] = point.duration(points[index - 1].slack)
     if any(step.prefetch for step in steps):
         buffers = plan_buffers(graph, steps, cost, spilled)
-    return Realized(path, steps, cycles, buffers, place(buffers), spilled)
+    return Realized(path, steps, cycles, buffers, place(buffers, effort), spilled)
 
 
 def _placed_front(realized: list[Realized]) -> list[Realized]:

@@ -167,3 +167,36 @@ def test_in_place_outputs_alias_only_within_one_memory(resnet8: ProgramInfo) -> 
     dram = spilled_buffers(result.graph, steps, cost, frozenset({source}))
     assert not any(b.alias_of for b in dram)
     assert not any(b.name == aliased[0].name and b.alias_of for b in sram)
+
+
+@pytest.mark.parametrize(
+    ("accelerator", "budget", "objective"),
+    [
+        ("ethos-u55-128", None, None),
+        ("ethos-u55-128", 36000, None),
+        ("ethos-u65-256", None, None),
+        ("ethos-u65-256", 30000, "min-cycles"),
+    ],
+)
+def test_plans_that_cannot_be_chosen_are_the_only_ones_placed_quickly(
+    resnet8: ProgramInfo, accelerator: str, budget: int | None, objective: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `_realized_front` places a front plan with the quick heuristics only when it provably
+    # cannot be chosen. Placing every plan as the allocator does must choose the same plan.
+    from cascade.passes.planner import plan as plan_module
+
+    options = PlanOptions(sram_budget=budget, objective=objective)
+    quick = _plan(resnet8, accelerator, sram_budget=budget, objective=objective)
+    efforts: list[int] = []
+    realized = plan_module._realized
+
+    def full_effort(*args: object, **kwargs: object) -> object:
+        efforts.append(int(args[5]) if len(args) > 5 else int(kwargs.get("effort", plan_module.DEFAULT_EFFORT)))
+        return realized(*args[:5], **{k: v for k, v in kwargs.items() if k != "effort"})  # type: ignore[arg-type]
+
+    monkeypatch.setattr(plan_module, "_realized", full_effort)
+    full = plan_program(resnet8, planner_cost_model(accelerator, resnet8), options)
+    assert (quick.peak, quick.cycles, quick.spilled) == (full.peak, full.cycles, full.spilled)
+    assert [c.first for c in quick.cascades] == [c.first for c in full.cascades]
+    assert plan_module.DEFAULT_EFFORT in efforts
+    assert 0 in efforts  # some plans were placed quickly
