@@ -227,8 +227,8 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
     candidates = Candidates(graph, cost, search, pinned)
     edges = candidates.edges()
     dp = PartitionDP(graph.size, edges)
-    paths = [candidates.exact_path(path, pinned) for path in dp.pareto_front()]
-    realized = _realized_front(graph, paths, cost, budget, cap, options, pinned)
+    paths = [(candidates.exact_path(path, pinned), pinned) for path in dp.pareto_front()]
+    realized, limit = _realized_front(graph, paths, cost, budget, cap, options)
     lower_bound = row_lower_bound(graph, candidates)
     if can_spill(cost):
         spilling = candidates.spilling()
@@ -238,9 +238,11 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
             spill_edges = spilling.spilled_edges(candidates, edges)
             edges += spill_edges
             paths = [path for path in PartitionDP(graph.size, spill_edges).pareto_front() if path.peak <= cap]
+            variants = []
             for path, promotion_cap in _spill_variants(paths, cap):
                 spilled = promote(spilling, path, _steps(path), promotion_cap, pinned)
-                realized += _realized(graph, spilling.exact_path(path, spilled), cost, cap, spilled)
+                variants.append((spilling.exact_path(path, spilled), spilled))
+            realized += _realized_front(graph, variants, cost, cap, cap, options, limit)[0]
     front_entries = _placed_front(realized)
     chosen = front_entries[_choose(front_entries, options, graph, edges, capacity, capacity_name)]
     cascades = chosen.cascades()
@@ -286,22 +288,24 @@ def _realized(
 
 def _realized_front(
     graph: ProgramGraph,
-    paths: list[Path],
+    paths: list[tuple[Path, frozenset[str]]],
     cost: CostModel,
     budget: int | None,
     cap: int | None,
     options: PlanOptions,
-    spilled: frozenset[str],
-) -> list[Realized]:
-    """The DP front's plans (fastest first) realized. A plan that provably cannot be chosen
-    is placed with the quick heuristics only (`placement.place` with effort 0; its peak, on the
-    reported front, is then that of a real but perhaps looser placement): its SRAM at any step
-    (`Point.memory`, a lower bound of any placement) exceeds `cap`, or its compute alone (a
-    lower bound of its cycles) exceeds what a plan already realized within `cap` allows
-    (`_cycle_limit`). The plans that can be chosen are placed as the allocator places them."""
+    limit: float = math.inf,
+) -> tuple[list[Realized], float]:
+    """Plans (each with the tensors it spills) realized, and the most cycles a plan may take
+    to be chosen given those of them that fit `cap` (starting from `limit`).
+
+    A plan that provably cannot be chosen is placed with the quick heuristics only
+    (`placement.place` with effort 0; its peak, on the reported front, is then that of a real
+    but perhaps looser placement): its SRAM at some step (`Point.memory`, a lower bound of any
+    placement) exceeds `cap`, or its compute alone (a lower bound of its cycles) exceeds what a
+    plan already realized within `cap` allows (`_cycle_limit`). The plans that can be chosen
+    are placed as the allocator places them."""
     realized: list[Realized] = []
-    limit = math.inf
-    for path in paths:
+    for path, spilled in paths:
         smallest = max((point.memory for _, point in path.steps), default=0)
         fastest = sum(point.compute for _, point in path.steps)
         hopeless = (cap is not None and smallest > cap) or fastest > limit
@@ -310,7 +314,7 @@ def _realized_front(
         for entry in entries:
             if not hopeless and (cap is None or entry.placement.peak <= cap):
                 limit = min(limit, _cycle_limit(entry.cycles, options))
-    return realized
+    return realized, limit
 
 
 def _cycle_limit(cycles: int, options: PlanOptions) -> float:
