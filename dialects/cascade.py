@@ -57,19 +57,22 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I64,
     AffineMapAttr,
+    ArrayAttr,
     DenseArrayBase,
+    DictionaryAttr,
     IndexType,
     IntegerAttr,
     NoneAttr,
     TensorType,
     i64,
 )
+from xdsl.dialects.func import FuncOp
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
@@ -116,6 +119,10 @@ STRIPE_ATTR = "cascade.stripe"
 
 PLACEMENT_ATTR = "cascade.placement"
 """Discardable attribute holding the `PlacementAttr` of a single-result op's buffer."""
+
+SPILLED_ATTR = "cascade.spilled"
+"""Unit attribute of a planned unit (group or lone operator) whose output tensor lives in the
+spill memory (DRAM) instead of SRAM; as an argument attribute, the same for a graph input."""
 
 SRAM_ALIGNMENT = 16
 """Byte alignment of every buffer placed in SRAM (Ethos-U feature-map base addresses)."""
@@ -500,6 +507,27 @@ def set_placement(op: Operation, placement: PlacementAttr | None) -> None:
         op.attributes.pop(PLACEMENT_ATTR, None)
         return
     op.attributes[PLACEMENT_ATTR] = placement
+
+
+def get_arg_attr(function: FuncOp, index: int, name: str) -> Attribute | None:
+    """Argument attribute `name` of argument `index` of `function`, None if absent."""
+    if function.arg_attrs is None:
+        return None
+    attrs = function.arg_attrs.data[index]
+    return attrs.data.get(name) if isinstance(attrs, DictionaryAttr) else None
+
+
+def set_arg_attrs(function: FuncOp, name: str, values: Mapping[int, Attribute]) -> None:
+    """Set argument attribute `name` to `values[i]` on each argument i of `values`."""
+    existing = function.arg_attrs.data if function.arg_attrs is not None else [DictionaryAttr({})] * len(function.args)
+    updated = []
+    for index, attrs in enumerate(existing):
+        assert isinstance(attrs, DictionaryAttr)
+        entries = dict(attrs.data)
+        if index in values:
+            entries[name] = values[index]
+        updated.append(DictionaryAttr(entries))
+    function.arg_attrs = ArrayAttr(updated)
 
 
 # --------------------------------------------------------------------------- #

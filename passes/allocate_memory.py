@@ -40,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -52,6 +52,7 @@ from cascade.dialects.cascade import (
     PlacementAttr,
     RollingBufferOp,
     StripedRegionOp,
+    set_arg_attrs,
     set_placement,
 )
 from cascade.passes.memory_check import (
@@ -149,7 +150,7 @@ def allocate_function(function: FuncOp, accelerator: str) -> tuple[int, int]:
         producer = op_of_tensor[name]
         set_placement(_rolling_buffer_of(producer) or producer, attr)
     if arg_placements:
-        _set_arg_placements(function, arg_placements)
+        set_arg_attrs(function, PLACEMENT_ATTR, arg_placements)
     function.attributes[ALLOCATED_PEAK_ATTR] = IntegerAttr(placement.peak, i64)
     function.attributes[MAX_LIVE_ATTR] = IntegerAttr(bound, i64)
     if dram is not None:
@@ -164,15 +165,3 @@ def _rolling_buffer_of(producer: Operation) -> RollingBufferOp | None:
         if isinstance(use.operation, RollingBufferOp):
             return use.operation
     return None
-
-
-def _set_arg_placements(function: FuncOp, placements: dict[int, PlacementAttr]) -> None:
-    existing = function.arg_attrs.data if function.arg_attrs is not None else [DictionaryAttr({})] * len(function.args)
-    updated = []
-    for index, attrs in enumerate(existing):
-        assert isinstance(attrs, DictionaryAttr)
-        entries = dict(attrs.data)
-        if index in placements:
-            entries[PLACEMENT_ATTR] = placements[index]
-        updated.append(DictionaryAttr(entries))
-    function.arg_attrs = ArrayAttr(updated)

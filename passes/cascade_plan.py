@@ -56,7 +56,7 @@ from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, UnitAttr, i64
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -66,13 +66,16 @@ from xdsl.utils.exceptions import DiagnosticException
 from cascade.dialects import nn
 from cascade.dialects.access import Region
 from cascade.dialects.cascade import (
+    SPILLED_ATTR,
     BufferMode,
     GroupOp,
     StripeAttr,
     WeightsMode,
     WeightsModeAttr,
     YieldOp,
+    get_arg_attr,
     get_stripe,
+    set_arg_attrs,
     set_stripe,
 )
 from cascade.passes.planner.cost import CostModel
@@ -93,10 +96,6 @@ LOWER_BOUND_ATTR = "cascade.lower_bound_bytes"
 SLICE_DEPTH_ATTR = "cascade.weight_slice_depth"
 """i64 attribute of an operator planned alone whose SRAM weights are double-buffered in slices of
 that many output channels (two slices resident at a time)."""
-SPILLED_ATTR = "cascade.spilled"
-"""Unit attribute of a group or lone operator whose output tensor lives in the spill memory
-(DRAM in Ethos-U's Dedicated_Sram) instead of SRAM; as an argument attribute, the same for a
-graph input."""
 PEAK_DRAM_ATTR = "cascade.peak_dram_bytes"
 """Bytes of the spill memory the plan's spilled tensors take, placed (absent: none spilled)."""
 PREFETCH_ATTR = "cascade.prefetch"
@@ -373,8 +372,7 @@ def scheduled_program(function: FuncOp) -> ScheduledProgram:
         for result, value in zip(group.results, group.yield_op.values, strict=True):
             names.aliases[result] = value
     graph_inputs = tuple(names(arg) for arg in function.args)
-    arg_attributes = _arg_attributes(function)
-    spilled = {name for name, attrs in zip(graph_inputs, arg_attributes, strict=True) if SPILLED_ATTR in attrs}
+    spilled = {name for index, name in enumerate(graph_inputs) if get_arg_attr(function, index, SPILLED_ATTR)}
     ops: list[OpInfo] = []
     nn_ops: list[nn.NNOperation] = []
     steps: list[Step] = []
@@ -400,12 +398,6 @@ def scheduled_program(function: FuncOp) -> ScheduledProgram:
                 outputs.append(names(operand))
     program = ProgramInfo(tuple(ops), graph_inputs, tuple(dict.fromkeys(outputs)))
     return ScheduledProgram(program, nn_ops, steps, frozenset(spilled))
-
-
-def _arg_attributes(function: FuncOp) -> list[dict[str, object]]:
-    if function.arg_attrs is None:
-        return [{} for _ in function.args]
-    return [dict(attrs.data) for attrs in function.arg_attrs.data]  # type: ignore[union-attr]
 
 
 def _step_of(unit: GroupOp | nn.NNOperation, members: Sequence[nn.NNOperation], first: int) -> Step:
@@ -472,27 +464,15 @@ def emit_plan(function: FuncOp, nn_ops: Sequence[nn.NNOperation], result: PlanRe
             unit.attributes[PREFETCH_ATTR] = UnitAttr()
         if result.graph.ops[cascade.sink].output.name in result.spilled:
             unit.attributes[SPILLED_ATTR] = UnitAttr()
-    spilled_inputs = {
-        index for index, tensor in enumerate(result.graph.external_inputs) if tensor.name in result.spilled
-    }
-    if spilled_inputs:
-        _mark_spilled_args(function, result, spilled_inputs)
+    values = ValueNames()  # names the arguments as `scheduled_program` did
+    spilled_args = {index: UnitAttr() for index, arg in enumerate(function.args) if values(arg) in result.spilled}
+    if spilled_args:
+        set_arg_attrs(function, SPILLED_ATTR, spilled_args)
     if result.spilled:
         function.attributes[PEAK_DRAM_ATTR] = IntegerAttr(result.dram_peak, i64)
     function.attributes[PEAK_ATTR] = IntegerAttr(result.peak, i64)
     function.attributes[CYCLES_ATTR] = IntegerAttr(result.cycles, i64)
     function.attributes[LOWER_BOUND_ATTR] = IntegerAttr(result.lower_bound, i64)
-
-
-def _mark_spilled_args(function: FuncOp, result: PlanResult, spilled_inputs: set[int]) -> None:
-    """Mark the function arguments of the spilled graph inputs (`external_inputs[i]`)."""
-    names = {result.graph.external_inputs[i].name for i in spilled_inputs}
-    values = ValueNames()
-    attrs = _arg_attributes(function)
-    for index, arg in enumerate(function.args):
-        if values(arg) in names:
-            attrs[index][SPILLED_ATTR] = UnitAttr()
-    function.arg_attrs = ArrayAttr([DictionaryAttr(a) for a in attrs])  # type: ignore[arg-type]
 
 
 def _emit_group(

@@ -110,6 +110,7 @@ from cascade.dialects.cascade import (
     StripedRegionOp,
     get_placement,
     get_stripe,
+    set_arg_attrs,
 )
 
 if TYPE_CHECKING:
@@ -505,17 +506,8 @@ def _value_quant(value: SSAValue) -> nn.QuantAttr | None:
 
 def _record_argument_quantization(function: FuncOp) -> None:
     """Give every function argument an `nn.quant` argument attribute when its readers say it."""
-    from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr
-
-    existing = function.arg_attrs.data if function.arg_attrs is not None else [DictionaryAttr({})] * len(function.args)
-    updated = []
-    for arg, attrs in zip(function.args, existing, strict=True):
-        assert isinstance(attrs, DictionaryAttr)
-        entries = dict(attrs.data)
-        if (quant := _value_quant(arg)) is not None:
-            entries[QUANT_ATTR] = quant
-        updated.append(DictionaryAttr(entries))
-    function.arg_attrs = ArrayAttr(updated)
+    quants = {index: quant for index, arg in enumerate(function.args) if (quant := _value_quant(arg)) is not None}
+    set_arg_attrs(function, QUANT_ATTR, quants)
 
 
 class _Relower(Exception):

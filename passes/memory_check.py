@@ -40,18 +40,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, TensorType
+from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 
 from cascade.dialects import nn
 from cascade.dialects.cascade import (
     PLACEMENT_ATTR,
+    SPILLED_ATTR,
     MemoryRegion,
     PlacementAttr,
     RollingBufferOp,
     StripedRegionOp,
     element_bytes,
+    get_arg_attr,
     get_placement,
     get_stripe,
 )
@@ -63,8 +65,6 @@ ALLOCATED_DRAM_ATTR = "cascade.allocated_dram_bytes"
 """Function attribute: bytes of the DRAM (spill memory) placements, when there are any."""
 MAX_LIVE_ATTR = "cascade.max_live_bytes"
 PREFETCH_ATTR = "cascade.prefetch"
-SPILLED_ATTR = "cascade.spilled"
-"""cascade-plan's `SPILLED_ATTR`, restated: this module shares no code with the planner."""
 SRAM_ONLY_KINDS = frozenset({"rolling", "recompute", "weights"})
 """Buffers that always live in SRAM: only full tensors may be spilled to DRAM."""
 
@@ -106,20 +106,8 @@ def _tensor_bytes(value: SSAValue) -> int:
 
 def arg_placement(function: FuncOp, index: int) -> PlacementAttr | None:
     """The `cascade.placement` argument attribute of argument `index`, None if absent."""
-    if function.arg_attrs is None:
-        return None
-    attrs = function.arg_attrs.data[index]
-    assert isinstance(attrs, DictionaryAttr)
-    placement = attrs.data.get(PLACEMENT_ATTR)
+    placement = get_arg_attr(function, index, PLACEMENT_ATTR)
     return placement if isinstance(placement, PlacementAttr) else None
-
-
-def arg_is_spilled(function: FuncOp, index: int) -> bool:
-    """Whether argument `index` carries the argument attribute `cascade.spilled`."""
-    if function.arg_attrs is None:
-        return False
-    attrs = function.arg_attrs.data[index]
-    return isinstance(attrs, DictionaryAttr) and SPILLED_ATTR in attrs.data
 
 
 def live_buffers(
@@ -181,7 +169,7 @@ def live_buffers(
     for index, arg in enumerate(function.args):
         placement = arg_placement(function, index)
         if placement is not None:
-            check_spilled(f"argument {index}", placement, arg_is_spilled(function, index))
+            check_spilled(f"argument {index}", placement, get_arg_attr(function, index, SPILLED_ATTR) is not None)
             add(f"argument {index}", "input", placement, 0, last_use(arg, 0), _tensor_bytes(arg), arg)
     for step, unit in enumerate(units):
         placement = get_placement(unit)

@@ -222,27 +222,26 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
         options.striping, options.max_length, options.max_points, options.exact_pricing, options.rolling_axes
     )
     cap = capacity if budget is None else budget
+    spills = can_spill(cost)
     # On a target that spills, what TFLite and the CPU see always lives in the arena.
-    pinned = pinned_tensors(graph, cost) if can_spill(cost) else frozenset()
+    pinned = pinned_tensors(graph, cost) if spills else frozenset()
     candidates = Candidates(graph, cost, search, pinned)
     edges = candidates.edges()
     dp = PartitionDP(graph.size, edges)
     paths = [(candidates.exact_path(path, pinned), pinned) for path in dp.pareto_front()]
     realized, limit = _realized_front(graph, paths, cost, budget, cap, options)
-    lower_bound = row_lower_bound(graph, candidates)
-    if can_spill(cost):
-        spilling = candidates.spilling()
-        # The bound of every plan the target allows, searched or not.
-        lower_bound = row_lower_bound(graph, spilling)
-        if cap is not None and _wants_spill(realized, cap, options):
-            spill_edges = spilling.spilled_edges(candidates, edges)
-            edges += spill_edges
-            paths = [path for path in PartitionDP(graph.size, spill_edges).pareto_front() if path.peak <= cap]
-            variants = []
-            for path, promotion_cap in _spill_variants(paths, cap):
-                spilled = promote(spilling, path, _steps(path), promotion_cap, pinned)
-                variants.append((spilling.exact_path(path, spilled), spilled))
-            realized += _realized_front(graph, variants, cost, cap, cap, options, limit)[0]
+    spilling = candidates.spilling() if spills else None
+    # The bound of every plan the target allows, spilling searched or not.
+    lower_bound = row_lower_bound(graph, spilling if spilling is not None else candidates)
+    if spilling is not None and cap is not None and _wants_spill(realized, cap, options):
+        spill_edges = spilling.spilled_edges(candidates, edges)
+        edges += spill_edges
+        spill_front = [path for path in PartitionDP(graph.size, spill_edges).pareto_front() if path.peak <= cap]
+        variants = []
+        for path, promotion_cap in _spill_variants(spill_front, cap):
+            spilled = promote(spilling, _steps(path), promotion_cap, pinned)
+            variants.append((spilling.exact_path(path, spilled), spilled))
+        realized += _realized_front(graph, variants, cost, cap, cap, options, limit)[0]
     front_entries = _placed_front(realized)
     chosen = front_entries[_choose(front_entries, options, graph, edges, capacity, capacity_name)]
     cascades = chosen.cascades()

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from cascade.passes.planner.cost import CostModel
 from cascade.passes.planner.memory import Step, plan_buffers, spilled_buffers
-from cascade.passes.planner.placement import place
+from cascade.passes.planner.placement import place, step_totals
 from cascade.passes.planner.program import ProgramGraph
-from cascade.passes.planner.search import Candidates, Path
+from cascade.passes.planner.search import Candidates
 
 
 def can_spill(cost: CostModel) -> bool:
@@ -60,26 +60,16 @@ def pinned_tensors(graph: ProgramGraph, cost: CostModel) -> frozenset[str]:
     return frozenset(pinned)
 
 
-def promote(candidates: Candidates, path: Path, steps: list[Step], cap: int, pinned: frozenset[str]) -> frozenset[str]:
-    """The tensors of plan `path` (`steps`) left spilled after moving the others into SRAM,
+def promote(candidates: Candidates, steps: list[Step], cap: int, pinned: frozenset[str]) -> frozenset[str]:
+    """The tensors of the plan of `steps` left spilled after moving the others into SRAM,
     greedily by estimated cycles saved per byte, while the placed SRAM peak stays within `cap`."""
     graph, cost = candidates.graph, candidates.cost
     spilled = full_tensors(graph, steps)
-    sram = plan_buffers(graph, steps, cost, spilled)
-    totals = [0] * len(steps)
-    for buffer in sram:
-        for step in range(buffer.first_step, buffer.last_step + 1):
-            totals[step] += buffer.size
-    weights_in_sram = [point.weights_in_sram for _, point in path.steps]
+    totals = step_totals(plan_buffers(graph, steps, cost, spilled))
 
     def penalty(index: int, names: frozenset[str]) -> int:
         step = steps[index]
-        return sum(
-            candidates.pricer.spill_penalty(
-                op, weights_in_sram[index], candidates.spilled_operands(op, step.first, step.sink, names)
-            )
-            for op in range(step.first, step.sink + 1)
-        )
+        return candidates.spill_penalty(step.first, step.sink, step.weights_in_sram, names)
 
     choices = []
     for buffer in spilled_buffers(graph, steps, cost, spilled):
@@ -95,10 +85,10 @@ def promote(candidates: Candidates, path: Path, steps: list[Step], cap: int, pin
     promoted: list[str] = []
     for _, _, name, buffer in sorted(choices):
         span = range(buffer.first_step, buffer.last_step + 1)
-        if any(totals[step] + buffer.size > cap for step in span):
+        if any(totals.get(step, 0) + buffer.size > cap for step in span):
             continue
         for step in span:
-            totals[step] += buffer.size
+            totals[step] = totals.get(step, 0) + buffer.size
         promoted.append(name)
     # The totals are a lower bound of the placed peak: undo the last promotions until it fits.
     while promoted and place(plan_buffers(graph, steps, cost, spilled - frozenset(promoted))).peak > cap:

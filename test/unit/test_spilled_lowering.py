@@ -31,6 +31,7 @@ from cascade.dialects.cascade import (
     PlacementAttr,
     RollingBufferOp,
     get_placement,
+    set_arg_attrs,
     set_placement,
 )
 from cascade.ethos_u.report import compile_report, format_summary
@@ -107,10 +108,7 @@ def _spill(module: ModuleOp, intermediates: int = 2) -> set[str]:
     assert len(crossing) >= intermediates
     for unit in [*pinned, *crossing[:intermediates]]:
         unit.attributes[SPILLED_ATTR] = UnitAttr()
-    attrs = [{**a.data, SPILLED_ATTR: UnitAttr()} for a in function.arg_attrs.data] if function.arg_attrs else None
-    function.arg_attrs = ArrayAttr(
-        [DictionaryAttr(a) for a in attrs or [{SPILLED_ATTR: UnitAttr()}] * len(function.args)]
-    )
+    set_arg_attrs(function, SPILLED_ATTR, {index: UnitAttr() for index in range(len(function.args))})
     cost = planner_cost_model(ACCELERATOR, scheduled_program(function).program)
     function.attributes[PEAK_ATTR] = IntegerAttr(place(scheduled_buffers(function, cost)).peak, i64)
     function.attributes[PEAK_DRAM_ATTR] = IntegerAttr(place(scheduled_spilled_buffers(function, cost)).peak, i64)
