@@ -411,6 +411,13 @@ def _int_field(index: int, doc: str) -> property:
     return property(get, doc=doc)
 
 
+@lru_cache(maxsize=8192)
+def _i64_array(values: tuple[int, ...]) -> DenseArrayBase[I64]:
+    """An immutable i64 array, shared between equal tuples: a lowering builds tens of thousands
+    of shapes, tiles and kernels, mostly repeats, and each new array is verified anew."""
+    return DenseArrayBase.from_list(i64, values)
+
+
 @dataclass(frozen=True, init=False)
 class _IntTupleAttr(ParametrizedAttribute):
     """Base of attributes that are a fixed-length tuple of integers, stored as one i64 array.
@@ -425,7 +432,7 @@ class _IntTupleAttr(ParametrizedAttribute):
     values: DenseArrayBase[I64]
 
     def __init__(self, *values: int):
-        super().__init__(DenseArrayBase.from_list(i64, [int(v) for v in values]))
+        super().__init__(_i64_array(tuple(int(v) for v in values)))
 
     def as_tuple(self) -> tuple[int, ...]:
         # Unpacking the i64 array costs a struct call; the lowering asks millions of times.

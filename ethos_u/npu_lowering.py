@@ -40,6 +40,7 @@ from xdsl.ir import Operation, SSAValue
 from cascade.dialects import ethosu, nn
 from cascade.dialects.access import Region
 from cascade.interpreter.quantization import activation_range, quantize_multiplier
+from cascade.passes.planner.graph import OpInfo
 
 __all__ = [
     "SUPPORTED_OPS",
@@ -281,13 +282,20 @@ def bias_records(
     Scale and shift reproduce TFLite's requantization exactly: `quantize_multiplier` of
     `double(in_s) * double(w_s[c]) / double(out_s)` (`PopulateConvolutionQuantizationParams`),
     and the NPU shift is `31 - shift` (the record's scale is a Q31 multiplier).
+    Memoised on the values: a cascade emits the same records again at every stripe.
     """
+    biases = np.asarray(bias, dtype=np.int64)
+    scales = tuple(float(weight_scales[channel]) for channel in range(len(biases)))
+    return _bias_records(biases.tobytes(), float(input_scale), scales, float(output_scale))
+
+
+@lru_cache(maxsize=1024)
+def _bias_records(bias: bytes, input_scale: float, weight_scales: tuple[float, ...], output_scale: float) -> bytes:
     from ethosu.vela.api import npu_encode_bias
 
     records = bytearray()
-    for channel, b in enumerate(np.asarray(bias, dtype=np.int64)):
-        real = float(input_scale) * float(weight_scales[channel]) / float(output_scale)
-        multiplier, shift = _npu_scale(real)
+    for b, weight_scale in zip(np.frombuffer(bias, dtype=np.int64), weight_scales, strict=True):
+        multiplier, shift = _npu_scale(input_scale * weight_scale / output_scale)
         records += npu_encode_bias(np.int64(b), multiplier, shift)
     return _pad16(records)
 
@@ -418,7 +426,6 @@ def cost_model_block(
     from cascade.ethos_u.lowering import UnsupportedOpError
     from cascade.ethos_u.lowering import lower as costing_view
     from cascade.ethos_u.performance import NpuKind, select_block_config
-    from cascade.passes.planner.from_nn import op_info_from_nn
 
     kinds = {
         ethosu.Conv2DOp: (NpuKind.CONV2D, NpuKind.VECTOR_PRODUCT),
@@ -430,7 +437,7 @@ def cost_model_block(
         return None
     ofm = command.ofm.shape
     try:
-        info = op_info_from_nn(op)
+        info = _costing_info(op)
         views = costing_view(info, stripe.to_region(len(info.output.shape)))
     except (UnsupportedOpError, ValueError):
         return None
@@ -438,6 +445,14 @@ def cost_model_block(
     if len(matching) != 1:
         return None
     return select_block_config(matching[0], accelerator_config(accelerator)).ofm_block
+
+
+@lru_cache(maxsize=1024)
+def _costing_info(op: nn.NNOperation) -> OpInfo:
+    """The cost model's view of `op`, built once per operator: a cascade asks at every stripe."""
+    from cascade.passes.planner.from_nn import op_info_from_nn
+
+    return op_info_from_nn(op)
 
 
 class _LazyCandidates(Sequence[tuple[int, int, int]]):

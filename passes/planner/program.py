@@ -15,7 +15,7 @@ Pure Python: no IR types, no target.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Protocol
 
@@ -109,6 +109,10 @@ class ProgramGraph:
     stripable: tuple[bool, ...]
     """Per operator, whether it may be part of a multi-operator cascade."""
     outputs: frozenset[str]
+    memo: dict[tuple[object, ...], object] = field(default_factory=dict, compare=False, repr=False)
+    """Results of pure functions of this graph, kept by the planner modules computing them
+    (`stripes.simulate_axis`): the search, the memory count and the report ask for the same
+    cascades many times."""
 
     @property
     def size(self) -> int:

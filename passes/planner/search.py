@@ -379,6 +379,16 @@ class Pricer:
             return self._exact_price(op, region, weights_in_sram, pipelined, spilled)
         return self._interpolated(op, region.shape[1], region.shape[2], weights_in_sram, pipelined, spilled)
 
+    def stripe(
+        self, op: int, height: int, width: int, weights_in_sram: bool, spilled: frozenset[str] = frozenset()
+    ) -> float:
+        """`box` of a pipelined `height` x `width` stripe of a 4-d output when not `exact`."""
+        shape = self.graph.output_shape(op)
+        pipelined = self._pipelined is not None
+        if height == shape[1] and width == shape[2]:
+            return self.whole(op, weights_in_sram, pipelined, spilled)
+        return self._interpolated(op, height, width, weights_in_sram, pipelined, spilled)
+
     def channel_slice(self, op: int, depth: int, pipelined: bool = False, spilled: frozenset[str] = frozenset()) -> int:
         """Cycles of the whole output of `op` restricted to `depth` output channels, weights in
         SRAM (one slice of double-buffered weights; `pipelined`: as one of several, see `once`)."""
@@ -481,17 +491,16 @@ class Candidates:
         self.weight_bytes = [weight_bytes(cost, graph, op) for op in range(graph.size)]
         self.evaluated = 0
         self.fastest_ending = [0] * graph.size
-        self._tracks: dict[tuple[object, ...], dict[int, AxisTrack]] = {}
         self._op_cycles: dict[tuple[object, ...], tuple[int, int]] = {}
         self._buffer_bytes: dict[tuple[int, tuple[int, ...]], int] = {}
 
     def spilling(self) -> Candidates:
         """The candidates with every full tensor spilled, sharing this search's memoised
-        prices and stripe geometry."""
+        prices (the stripe geometry is memoised on the graph)."""
         every = {tensor.name for tensor in self.graph.external_inputs} | {op.output.name for op in self.graph.ops}
         sibling = Candidates(self.graph, self.cost, self.options, frozenset(every))
         sibling.pricer, sibling.exact_pricer = self.pricer, self.exact_pricer
-        sibling._tracks, sibling._op_cycles, sibling._buffer_bytes = self._tracks, self._op_cycles, self._buffer_bytes
+        sibling._op_cycles, sibling._buffer_bytes = self._op_cycles, self._buffer_bytes
         sibling.fastest_ending = self.fastest_ending
         return sibling
 
@@ -800,17 +809,29 @@ class Candidates:
         (`exact`: every distinct box priced by the cost model, no interpolation; `spilled`:
         the operands and output `op` reads and writes in the spill memory)."""
         pricer = self.exact_pricer if exact else self.pricer
-        key = (op, geometry.tracks[1][op].classes, geometry.tracks[2][op].classes, pricer.exact, spilled)
-        if key not in self._op_cycles:
-            totals = []
-            for weights_in_sram in (True, False):
-                # Stripes pipeline back to back; fill and drain are paid once (`Pricer.once`).
-                total = float(pricer.once(op, weights_in_sram, spilled))
+        rows, columns = geometry.tracks[1][op].classes, geometry.tracks[2][op].classes
+        key = (op, rows, columns, pricer.exact, spilled)
+        cycles = self._op_cycles.get(key)
+        if cycles is not None:
+            return cycles
+        shape = self.graph.output_shape(op)
+        totals = []
+        for weights_in_sram in (True, False):
+            # Stripes pipeline back to back; fill and drain are paid once (`Pricer.once`).
+            total = float(pricer.once(op, weights_in_sram, spilled))
+            if pricer.exact or len(shape) != 4:
                 for region, count in geometry.price_boxes(op):
                     total += count * pricer.box(op, region, weights_in_sram, pipelined=True, spilled=spilled)
-                totals.append(round(total))
-            self._op_cycles[key] = (totals[0], totals[1])
-        return self._op_cycles[key]
+            else:
+                # `price_boxes` and `box` without building the boxes: an interpolated price
+                # depends on the box's height and width alone.
+                for (height, _, _), row_count, _ in rows:
+                    for (width, _, _), column_count, _ in columns:
+                        price = pricer.stripe(op, height, width, weights_in_sram, spilled)
+                        total += row_count * column_count * price
+            totals.append(round(total))
+        cycles = self._op_cycles[key] = (totals[0], totals[1])
+        return cycles
 
     def exact_path(self, path: Path, spilled: frozenset[str] = frozenset()) -> Path:
         """`path` with every cascade's compute cycles recounted exactly, the full tensors in
@@ -864,10 +885,7 @@ class Candidates:
         tracks: dict[int, dict[int, AxisTrack]] = {}
         for axis in SPATIAL_AXES:
             size = config.size_along(axis, extent[axis])
-            key = (sink, start, axis, size, recompute)
-            if key not in self._tracks:
-                self._tracks[key] = simulate_axis(self.graph, sink, start, axis, size, recompute)
-            tracks[axis] = self._tracks[key]
+            tracks[axis] = simulate_axis(self.graph, sink, start, axis, size, recompute)
         return CascadeGeometry(self.graph, start, sink, config, recompute, tracks)
 
 
@@ -918,6 +936,12 @@ class PartitionDP:
         for edge in sorted(edges, key=lambda e: (e.sink, e.first)):
             if edge.points:
                 self.incoming[edge.sink + 1].append(edge)
+        # What `fastest_under` reads of every point, unpacked once: it runs once per front plan.
+        self._terms = {
+            id(edge): [(p.memory, p.plain, p.cycles, p.prefetchable, p.prefetch_bytes, p) for p in edge.points]
+            for arriving in self.incoming
+            for edge in arriving
+        }
 
     def fastest_under(self, bound: int) -> Path | None:
         """The plan with the fewest cycles whose every step fits `bound`, a prefetched step's
@@ -934,33 +958,41 @@ class PartitionDP:
         memories: list[list[int]] = [[] for _ in range(self.size + 1)]
         states[0] = [(0, 0, 0, None)]
         memories[0] = [0]
+        bisect_right = bisect.bisect_right
         for end in range(1, self.size + 1):
-            arrivals: list[tuple[int, int, int, tuple[object, ...]]] = []
+            # (memory, cycles, steps, arrival number, back): the number keeps the sort stable,
+            # the earliest cut first on ties, and never lets it compare two backs.
+            arrivals: list[tuple[int, int, int, int, tuple[object, ...]]] = []
             for edge in self.incoming[end]:
-                before = states[edge.first]
+                first = edge.first
+                before = states[first]
                 if not before:
                     continue
                 last = len(before) - 1
                 _, best_cycles, best_steps, _ = before[last]
-                fitting = bisect.bisect_right(edge.memories, bound)
-                for point in edge.points[:fitting]:
-                    back = (edge.first, last, edge, point, False)
-                    arrivals.append((point.memory, best_cycles + point.plain, best_steps + 1, back))
-                    if edge.first == 0 or not point.prefetchable:
+                fitting = bisect_right(edge.memories, bound)
+                before_memories = memories[first]
+                for memory, plain, cycles, prefetchable, prefetch_bytes, point in self._terms[id(edge)][:fitting]:
+                    arrivals.append(
+                        (memory, best_cycles + plain, best_steps + 1, len(arrivals), (first, last, edge, point, False))
+                    )
+                    if first == 0 or not prefetchable:
                         continue
-                    index = bisect.bisect_right(memories[edge.first], bound - point.prefetch_bytes) - 1
+                    index = bisect_right(before_memories, bound - prefetch_bytes) - 1
                     if index < 0:
                         continue
-                    _, cycles, steps, _ = before[index]
+                    _, previous_cycles, steps, _ = before[index]
                     arrivals.append(
-                        (point.memory, cycles + point.cycles, steps + 1, (edge.first, index, edge, point, True))
+                        (memory, previous_cycles + cycles, steps + 1, len(arrivals), (first, index, edge, point, True))
                     )
-            arrivals.sort(key=lambda a: (a[0], a[1], a[2]))  # stable: earliest cut first on ties
+            arrivals.sort()
             kept: list[tuple[int, int, int, tuple[object, ...] | None]] = []
-            for arrival in arrivals:
-                if kept and (arrival[1], arrival[2]) >= (kept[-1][1], kept[-1][2]):
+            kept_cycles, kept_steps = math.inf, math.inf
+            for memory, cycles, steps, _, back in arrivals:
+                if cycles > kept_cycles or (cycles == kept_cycles and steps >= kept_steps):
                     continue
-                kept.append(arrival)
+                kept.append((memory, cycles, steps, back))
+                kept_cycles, kept_steps = cycles, steps
             states[end] = kept
             memories[end] = [state[0] for state in kept]
         if not states[self.size]:

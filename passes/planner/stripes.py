@@ -107,7 +107,19 @@ def simulate_axis(
 
     `recompute` holds the operators buffered in recompute mode; all others (except the sink,
     whose output is stored in full) are rolling. See the module docstring for the rules.
+    Memoised on the graph (`ProgramGraph.memo`): do not modify the result.
     """
+    recompute = frozenset(op for op in recompute if first <= op < sink)
+    key = ("axis_tracks", sink, first, axis, size, recompute)
+    tracks = graph.memo.get(key)
+    if tracks is None:
+        tracks = graph.memo[key] = _simulate_axis(graph, sink, first, axis, size, recompute)
+    return tracks  # type: ignore[return-value]
+
+
+def _simulate_axis(
+    graph: ProgramGraph, sink: int, first: int, axis: int, size: int, recompute: frozenset[int]
+) -> dict[int, AxisTrack]:
     extent = graph.output_shape(sink)[axis]
     count = stripe_count(extent, size)
     sink_intervals = tuple((t * size, min(extent, (t + 1) * size) - 1) for t in range(count))
@@ -133,25 +145,33 @@ def _required(
     count: int,
     computed: Mapping[int, tuple[Interval, ...]],
 ) -> tuple[Interval, ...]:
+    # The hottest loop of the planner: the axis map is applied inline (`AxisMap.apply`).
     lows: list[int | None] = [None] * count
     highs: list[int] = [0] * count
+    top = op_extent - 1
     for consumer, position in graph.consumers[op]:
         axis_map = graph.operands[consumer][position].axis_maps[axis]
         assert axis_map is not None, "a consumer inside a cascade must be stripable"
+        scale, first, last, denominator = axis_map.scale, axis_map.first, axis_map.last, axis_map.denominator
         for t, interval in enumerate(computed[consumer]):
             if interval is None:
                 continue
-            lo, hi = axis_map.apply(interval[0], interval[1])
-            lo = max(lo, 0)
-            hi = min(hi, op_extent - 1)
+            lo = (scale * interval[0] + first) // denominator
+            hi = (scale * interval[1] + last) // denominator
+            if lo < 0:
+                lo = 0
+            if hi > top:
+                hi = top
             if lo > hi:
                 continue
             current = lows[t]
             if current is None:
                 lows[t], highs[t] = lo, hi
-            else:
-                lows[t] = min(current, lo)
-                highs[t] = max(highs[t], hi)
+                continue
+            if lo < current:
+                lows[t] = lo
+            if hi > highs[t]:
+                highs[t] = hi
     return tuple(None if lo is None else (lo, highs[t]) for t, lo in enumerate(lows))
 
 
