@@ -28,7 +28,7 @@ All shapes are (height, width, depth) tuples of the OFM/IFM region processed.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
@@ -300,8 +300,9 @@ Blocks = tuple[np.ndarray, np.ndarray, np.ndarray]
 """Many blocks as three arrays: heights, widths, depths."""
 
 
-def _searched_grid(op: NpuOp, accel: AcceleratorConfig) -> Blocks:
-    """The blocks (h, w, d) Vela's scheduler considers for `op`, sorted by depth, height, width.
+def _searched_grid(op: NpuOp, accel: AcceleratorConfig, only_depths: Collection[int] | None = None) -> Blocks:
+    """The blocks (h, w, d) Vela's scheduler considers for `op`, sorted by depth, height, width
+    (with `only_depths`, those of these depths only).
 
     Heights and widths step by the micro-block up to the OFM (rounded up to the micro-block);
     an upscaled IFM needs blocks of at least 2x2, so it steps by 2. A depth short of the whole
@@ -315,6 +316,8 @@ def _searched_grid(op: NpuOp, accel: AcceleratorConfig) -> Blocks:
     max_c = min(accel.ofm_block_max.depth, op.ofm[2])
     steps = range(ublock.depth, max_c + ublock.depth, ublock.depth)
     depths = [c for c in steps if c >= max_c or c % OFM_SPLIT_DEPTH == 0]
+    if only_depths is not None:
+        depths = [c for c in depths if c in only_depths]
     grid = np.meshgrid(
         np.array(depths, dtype=np.int64),
         np.arange(step_h, max_h + 1, step_h, dtype=np.int64),
@@ -344,8 +347,10 @@ def _fits_shram(
     depth: np.ndarray,
     accel: AcceleratorConfig,
     traversal: Traversal,
+    ifm_blocks: Blocks | None = None,
 ) -> np.ndarray:
-    """Which blocks fit the SHRAM with the IFM they need, by Vela's bank arithmetic.
+    """Which blocks fit the SHRAM with the IFM they need (`_ifm_blocks`, if not given), by
+    Vela's bank arithmetic.
 
     The IFM is double-buffered: a 6x10x32 int8 IFM block is 1,920 bytes, 2 banks, 4 with the
     second buffer, rounded up to the IFM granule. Convolutions also need accumulators (32 or
@@ -353,7 +358,7 @@ def _fits_shram(
     granule); they take banks from the top, below the LUT. Elementwise ops have no
     accumulators but a second IFM unless it is a scalar.
     """
-    ifm_h, ifm_w, ifm_d = _ifm_blocks(op, height, width, depth, accel, traversal)
+    ifm_h, ifm_w, ifm_d = ifm_blocks or _ifm_blocks(op, height, width, depth, accel, traversal)
     elementwise = op.kind is NpuKind.ELEMENTWISE
     bits = op.ifm_bits
     ifm_kind = {8: SHRAMElements.IFM8, 16: SHRAMElements.IFM16, 32: SHRAMElements.IFM32}[bits]
@@ -434,13 +439,13 @@ def select_block_config(op: NpuOp, accel: AcceleratorConfig) -> BlockConfig:
 @lru_cache(maxsize=4096)
 def _select_block_config(op: NpuOp, accel: AcceleratorConfig) -> BlockConfig:
     traversal = choose_traversal(op)
-    height, width, depth = _searched_grid(op, accel)
-    searched = np.isin(depth, _searched_depths(op.ofm[2], accel))
-    searched &= _fits_shram(op, height, width, depth, accel, traversal)
+    height, width, depth = _searched_grid(op, accel, frozenset(_searched_depths(op.ofm[2], accel)))
+    ifm_blocks = _ifm_blocks(op, height, width, depth, accel, traversal)
+    searched = _fits_shram(op, height, width, depth, accel, traversal, ifm_blocks)
     if not searched.any():
         raise ValueError(f"no block config fits the SHRAM for {op}")
     height, width, depth = height[searched], width[searched], depth[searched]
-    ifm_h, ifm_w, ifm_d = _ifm_blocks(op, height, width, depth, accel, traversal)
+    ifm_h, ifm_w, ifm_d = (axis[searched] for axis in ifm_blocks)
     cost = _fetch_costs(op, (height, width, depth), (ifm_h, ifm_w, ifm_d))
     # Vela scans the blocks in order keeping the first cheapest; a later block of equal cost
     # replaces it only if it is at most 4x4 and covers at least as much of the IFM.
