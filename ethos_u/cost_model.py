@@ -118,6 +118,9 @@ class EthosUCostModel:
         self.layouts: dict[str, Layout] = dict(layouts or {})
         self._encoded: dict[tuple[object, ...], int] = {}
         self._keys: dict[int, tuple[OpInfo, tuple[object, ...] | None]] = {}
+        # Regions of one operator often lower to the same NPU operation (a 1x1 convolution's
+        # stripe prices the same wherever it lies): price each once. Never modified once made.
+        self._performances: dict[tuple[object, ...], OpPerformance] = {}
 
     # ------------------------------------------------------------------ #
     # The CostModel protocol
@@ -405,6 +408,10 @@ class EthosUCostModel:
                 weights=weight_memory if step.uses_weights else None,
                 scales=weight_memory if step.uses_weights else None,
             )
-            perf = op_performance(step.npu, self.arch.accelerator, placement, block=block, first=first, last=last)
+            key = (step.npu, placement, block, first, last)
+            perf = self._performances.get(key)
+            if perf is None:
+                perf = op_performance(step.npu, self.arch.accelerator, placement, block=block, first=first, last=last)
+                self._performances[key] = perf
             priced.append((step, perf))
         return RegionCost(priced)

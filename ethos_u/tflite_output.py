@@ -62,6 +62,7 @@ import contextlib
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 from xdsl.dialects import arith, func
@@ -262,12 +263,16 @@ def _value_name(value: SSAValue) -> str:
 # --------------------------------------------------------------------------- #
 
 
+@lru_cache(maxsize=4096)
 def _fm_bytes(fm: ethosu.FeatureMapAttr) -> np.ndarray:
+    """Every scratch byte of `fm` (read-only: memoised, the region check and the trace both ask)."""
     from cascade.interpreter.ethosu import feature_map_addresses
 
     first = feature_map_addresses(fm).reshape(-1)
     size = fm.element_size
-    return (first[:, None] + np.arange(size)[None, :]).reshape(-1)
+    addresses = (first[:, None] + np.arange(size)[None, :]).reshape(-1)
+    addresses.setflags(write=False)
+    return addresses
 
 
 def _range_bytes(attr: ethosu.AddressRangeAttr) -> np.ndarray:

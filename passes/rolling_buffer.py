@@ -14,7 +14,7 @@ map) and recompute the overlap at every stripe, as the plan says. `k` is the exa
 `planner.stripes.CascadeGeometry` (the planner's), so the buffer sizes are the planner's.
 
 The pass adds no new semantics: `group_view` turns the result back into the planned form, and
-`cascade.passes.cascade_plan.scheduled_program` / `scheduled_geometry` / `scheduled_buffers`
+`cascade.passes.cascade_plan.scheduled_program` / `scheduled_geometries` / `scheduled_buffers`
 applied to that view give the same steps, stripe boxes and buffer list as before the pass.
 Operators outside groups are left unchanged. Running the pass twice is an error-free no-op.
 """
@@ -47,14 +47,15 @@ class RollingBufferPass(ModulePass):
     name = "rolling-buffer"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from cascade.passes.cascade_plan import scheduled_geometry
+        from cascade.passes.cascade_plan import scheduled_geometries
 
         for function in [f for f in op.ops if isinstance(f, FuncOp) and f.body.blocks]:
             groups = [g for g in function.body.block.ops if isinstance(g, GroupOp)]
             # Depths first: the geometry is read from the planned form, before any rewrite.
             depths = {}
+            geometries = scheduled_geometries(function)
             for group in groups:
-                geometry = scheduled_geometry(function, group)
+                geometry = geometries[group]
                 outer = geometry.config.outer_axis
                 members = [m for m in group.body.block.ops if isinstance(m, nn.NNOperation)]
                 for index, member in enumerate(members):

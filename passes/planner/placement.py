@@ -210,10 +210,11 @@ class _Problem:
     def first_fit(self, order: Sequence[int]) -> list[int]:
         """Each buffer, in `order`, at the lowest offset free over its whole lifetime."""
         offsets = [-1] * len(self.items)
-        sizes = self.sizes
+        sizes, overlaps = self.sizes, self.overlaps
         for i in order:
             size = sizes[i]
-            conflicts = sorted((offsets[j], offsets[j] + sizes[j]) for j in self.overlaps[i] if offsets[j] >= 0)
+            conflicts = [(offsets[j], offsets[j] + sizes[j]) for j in overlaps[i] if offsets[j] >= 0]
+            conflicts.sort()
             offset = 0
             for start, end in conflicts:
                 if start >= offset + size:
