@@ -172,7 +172,7 @@ def _required(
                 lows[t] = lo
             if hi > highs[t]:
                 highs[t] = hi
-    return tuple(None if lo is None else (lo, highs[t]) for t, lo in enumerate(lows))
+    return tuple([None if lo is None else (lo, hi) for lo, hi in zip(lows, highs, strict=True)])
 
 
 def _rolling_track(required: tuple[Interval, ...], extent: int) -> AxisTrack:
@@ -187,11 +187,14 @@ def _rolling_track(required: tuple[Interval, ...], extent: int) -> AxisTrack:
             computed.append(None)
             written.append(high)
             continue
-        new_high = max(high, interval[1])
-        computed.append((high + 1, new_high) if new_high > high else None)
-        high = new_high
+        if interval[1] > high:
+            computed.append((high + 1, interval[1]))
+            high = interval[1]
+        else:
+            computed.append(None)
         written.append(high)
-        depth = max(depth, high - interval[0] + 1)
+        if high - interval[0] + 1 > depth:
+            depth = high - interval[0] + 1
     return _track(required, tuple(computed), tuple(written), depth, extent)
 
 
@@ -202,17 +205,22 @@ def _track(
     depth: int,
     extent: int,
 ) -> AxisTrack:
-    max_required = max((hi - lo + 1 for lo, hi in (iv for iv in required if iv is not None)), default=0)
+    max_required = 0
+    for interval in required:
+        if interval is not None and interval[1] - interval[0] + 1 > max_required:
+            max_required = interval[1] - interval[0] + 1
     classes: dict[PriceClass, list[int]] = {}
+    last = extent - 1
     for interval in computed:
         if interval is None:
             continue
         lo, hi = interval
-        key = (hi - lo + 1, lo == 0, hi == extent - 1)
-        if key in classes:
-            classes[key][0] += 1
-        else:
+        key = (hi - lo + 1, lo == 0, hi == last)
+        entry = classes.get(key)
+        if entry is None:
             classes[key] = [1, lo]
+        else:
+            entry[0] += 1
     return AxisTrack(
         required=required,
         computed=computed,
