@@ -76,12 +76,41 @@ def max_live(buffers: Sequence[Buffer]) -> int:
 def step_totals(buffers: Sequence[Buffer]) -> dict[int, int]:
     """Total size live at each step, each storage (a buffer and its aliases) counted once."""
     storages = storage_of(buffers)
-    live: dict[int, set[str]] = {}
+    # Per storage, the steps some member is live in, as disjoint intervals; then running sums
+    # over the steps (`bytes_change`, `live_change`: what starts minus what ended before).
+    members: dict[str, list[tuple[int, int]]] = {}
     for buffer in buffers:
-        for step in range(buffer.first_step, buffer.last_step + 1):
-            live.setdefault(step, set()).add(storages[buffer.name].name)
+        if buffer.first_step <= buffer.last_step:
+            members.setdefault(storages[buffer.name].name, []).append((buffer.first_step, buffer.last_step))
     size = {storage.name: storage.size for storage in storages.values()}
-    return {step: sum(size[name] for name in names) for step, names in sorted(live.items())}
+    bytes_change: dict[int, int] = {}
+    live_change: dict[int, int] = {}
+    for name, intervals in members.items():
+        for first, last in _merged(intervals):
+            bytes_change[first] = bytes_change.get(first, 0) + size[name]
+            bytes_change[last + 1] = bytes_change.get(last + 1, 0) - size[name]
+            live_change[first] = live_change.get(first, 0) + 1
+            live_change[last + 1] = live_change.get(last + 1, 0) - 1
+    totals: dict[int, int] = {}
+    total = live = 0
+    changes = sorted(bytes_change)
+    for index, step in enumerate(changes[:-1]):
+        total += bytes_change[step]
+        live += live_change[step]
+        if live:
+            totals.update(dict.fromkeys(range(step, changes[index + 1]), total))
+    return totals
+
+
+def _merged(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Inclusive step intervals merged where they overlap or touch: (0, 2), (3, 4) is (0, 4)."""
+    merged: list[tuple[int, int]] = []
+    for first, last in sorted(intervals):
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+        else:
+            merged.append((first, last))
+    return merged
 
 
 def storage_of(buffers: Sequence[Buffer]) -> dict[str, Buffer]:
@@ -89,6 +118,8 @@ def storage_of(buffers: Sequence[Buffer]) -> dict[str, Buffer]:
     named after the chain's first buffer, of its size, live from the first member's first step
     to the last member's last step."""
     by_name = {b.name: b for b in buffers}
+    if len(by_name) == len(buffers) and all(b.alias_of is None for b in buffers):
+        return by_name  # no chains: every buffer is its own storage
     root: dict[str, str] = {}
     for buffer in buffers:
         current, seen = buffer, {buffer.name}
@@ -108,6 +139,9 @@ def storage_of(buffers: Sequence[Buffer]) -> dict[str, Buffer]:
         members.setdefault(root[buffer.name], []).append(buffer)
     storages = {}
     for name, group in members.items():
+        if len(group) == 1:  # its own storage: it aliases nothing, nothing aliases it
+            storages[name] = group[0]
+            continue
         first = min(b.first_step for b in group)
         last = max(b.last_step for b in group)
         storage = Buffer(name, by_name[name].size, first, last, by_name[name].kind)
