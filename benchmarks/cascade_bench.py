@@ -16,6 +16,10 @@ For every model, in one run and on one machine (ratios, not seconds, are what co
   peak, the row the goals are judged on. When cascade-opt writes no report, the report
   numbers come from the same plan made here (untimed) through the same schema.
 
+Every timed compile runs `--repeat` times (default 3) and its fastest time counts, for both
+compilers alike (as `timeit` does): on a shared machine, a slower run measures the neighbours.
+Outputs are deterministic, so the runs differ in time only.
+
 Goals (issue #8): at Vela Size's budget, peak SRAM <= Vela Size and total cycles <= 1.05 x
 Vela default; compile time <= 3 x Vela's (ours without a budget against Vela default, ours at
 the Size budget against Vela Size).
@@ -128,25 +132,28 @@ def _summary_run(summary: dict[str, str], seconds: float, path: Path) -> VelaRun
     )
 
 
-def _run(command: Sequence[str], what: str, environment: dict[str, str] | None = None) -> float:
-    """Run `command` (in `environment`, default this one's); its whole-process wall time in
-    seconds. Failure: a BenchError."""
-    started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)
-    seconds = time.perf_counter() - started
-    if done.returncode != 0:
-        lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
-        reason = next((line for line in lines if line.startswith("error:")), lines[-1] if lines else "no output")
-        raise BenchError(f"{what}: {reason.removeprefix('error: ')}")
-    return seconds
+def _run(command: Sequence[str], what: str, environment: dict[str, str] | None = None, repeat: int = 1) -> float:
+    """Run `command` `repeat` times (in `environment`, default this one's); its fastest
+    whole-process wall time in seconds. Failure: a BenchError."""
+    fastest = math.inf
+    for _ in range(repeat):
+        started = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)
+        fastest = min(fastest, time.perf_counter() - started)
+        if done.returncode != 0:
+            lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+            reason = next((line for line in lines if line.startswith("error:")), lines[-1] if lines else "no output")
+            raise BenchError(f"{what}: {reason.removeprefix('error: ')}")
+    return fastest
 
 
-def run_vela(model: Path, accelerator: str, optimise: str, out: Path) -> VelaRun:
-    """Compile `model` with Vela (`optimise`: Performance or Size) into `out`, timed."""
+def run_vela(model: Path, accelerator: str, optimise: str, out: Path, repeat: int = 1) -> VelaRun:
+    """Compile `model` with Vela (`optimise`: Performance or Size) into `out`, timed (the
+    fastest of `repeat` runs)."""
     system, memory = vela_configuration(accelerator)
     out.mkdir(parents=True, exist_ok=True)
     command = vela_command(model, accelerator, system, memory, out, "--optimise", optimise)
-    seconds = _run(command, f"{model.name}: vela --optimise {optimise}")
+    seconds = _run(command, f"{model.name}: vela --optimise {optimise}", repeat=repeat)
     summaries = sorted(out.glob(f"{model.stem}_summary_*.csv"))
     if not summaries:
         raise BenchError(f"{model.name}: vela wrote no summary CSV in {out}")
@@ -194,9 +201,11 @@ def compile_ours(
     out: Path,
     features: tuple[bool, bool],
     environment: dict[str, str] | None = None,
+    repeat: int = 1,
 ) -> tuple[float, dict[str, Any] | None]:
     """Compile `model` with `cascade-opt`'s whole pipeline in a subprocess (in `environment`,
-    default this one's): its wall time, and its report when cascade-opt writes one."""
+    default this one's): its wall time (the fastest of `repeat` runs), and its report when
+    cascade-opt writes one."""
     system, memory = vela_configuration(accelerator)
     options = f"accelerator={accelerator} system-config={system} memory-mode={memory}"
     if budget is not None:
@@ -209,7 +218,7 @@ def compile_ours(
     report_path = out / "report.json"
     command += ["--report", str(report_path)] if has_report else []
     budget_text = "no budget" if budget is None else f"sram-budget={budget}"
-    seconds = _run(command, f"{model.name}: cascade-opt ({budget_text})", environment)
+    seconds = _run(command, f"{model.name}: cascade-opt ({budget_text})", environment, repeat)
     report = json.loads(report_path.read_text()) if has_report and report_path.exists() else None
     return seconds, report
 
@@ -400,14 +409,20 @@ def _stripe_rows(result: Any) -> list[dict[str, Any]]:
 
 
 def bench_model(
-    model: Path, accelerator: str, scratch: Path, features: tuple[bool, bool], tick: Callable[[str], None]
+    model: Path,
+    accelerator: str,
+    scratch: Path,
+    features: tuple[bool, bool],
+    tick: Callable[[str], None],
+    repeat: int = 1,
 ) -> tuple[dict[str, Any], dict[str, PlanArtifacts]]:
-    """Both compilers on `model`: the JSON row, and our plans' artifacts by variant."""
+    """Both compilers on `model` (each compile timed as the fastest of `repeat` runs): the
+    JSON row, and our plans' artifacts by variant."""
     work = scratch / model.stem
     tick(f"{model.stem}: vela")
     vela = {
-        "default": run_vela(model, accelerator, "Performance", work / "vela-default"),
-        "size": run_vela(model, accelerator, "Size", work / "vela-size"),
+        "default": run_vela(model, accelerator, "Performance", work / "vela-default", repeat),
+        "size": run_vela(model, accelerator, "Size", work / "vela-size", repeat),
     }
     vela_casc = {
         "default": vela_cascades(model, accelerator, "Performance", work / "vela-debug-default"),
@@ -422,7 +437,9 @@ def bench_model(
         report: dict[str, Any] | None = None
         failure = None
         try:
-            seconds, report = compile_ours(model, accelerator, budget, work / f"ours-{variant}", features)
+            seconds, report = compile_ours(
+                model, accelerator, budget, work / f"ours-{variant}", features, repeat=repeat
+            )
         except BenchError as error:  # recorded: a compile that fails misses the goals
             failure = str(error)
         try:
@@ -814,9 +831,15 @@ def _warm_up(model: Path, accelerator: str, features: tuple[bool, bool]) -> None
             compile_ours(model, accelerator, None, Path(scratch) / "ours", features, environment)
 
 
-def run_bench(models: Sequence[Path], accelerator: str, out: Path, vela_output: Path | None) -> list[dict[str, Any]]:
-    """Benchmark `models` on `accelerator`; write the JSON, the Markdown and the SVGs to `out`."""
+def run_bench(
+    models: Sequence[Path], accelerator: str, out: Path, vela_output: Path | None, repeat: int = 3
+) -> list[dict[str, Any]]:
+    """Benchmark `models` on `accelerator` (every compile timed as the fastest of `repeat`
+    runs); write the JSON, the Markdown and the SVGs to `out`."""
     from cascade.ethos_u.arch import ACCELERATOR_NAMES
+
+    if repeat < 1:
+        raise BenchError(f"--repeat must be at least 1, not {repeat}")
 
     if accelerator not in ACCELERATOR_NAMES:
         raise BenchError(f"unknown accelerator '{accelerator}'; expected one of: {', '.join(ACCELERATOR_NAMES)}")
@@ -828,7 +851,7 @@ def run_bench(models: Sequence[Path], accelerator: str, out: Path, vela_output: 
     with tempfile.TemporaryDirectory(prefix="cascade-bench-") as scratch, _progress(3 * len(models)) as tick:
         work = vela_output / accelerator if vela_output else Path(scratch)
         for model in models:
-            row, artifacts = bench_model(model, accelerator, work, features, tick)
+            row, artifacts = bench_model(model, accelerator, work, features, tick, repeat)
             rows.append(row)
             stem = f"bench_{tag}_{model.stem}"
             size = row["vela"]["size"]["peak_sram_bytes"]
@@ -892,6 +915,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory (default: benchmarks/results)")
     parser.add_argument("--vela-output", type=Path, metavar="DIR", help="keep Vela's and our compile outputs here")
     parser.add_argument("--readme", type=Path, metavar="FILE", help="also put each table between FILE's markers")
+    parser.add_argument(
+        "--repeat", type=int, default=3, metavar="N", help="time every compile N times, keep the fastest (default 3)"
+    )
     args = parser.parse_args(argv)
     accelerators = [name for name in args.accelerator.split(",") if name]
     try:
@@ -902,7 +928,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for accelerator in accelerators if args.readme is not None else ():
             _readme_markers(args.readme, accelerator)  # fail now, not after minutes of compiling
         for accelerator in accelerators:
-            rows = run_bench(models, accelerator, args.out, args.vela_output)
+            rows = run_bench(models, accelerator, args.out, args.vela_output, args.repeat)
             if args.readme is not None:
                 update_readme(args.readme, accelerator, markdown_table(rows, accelerator))
             print_table(rows)
