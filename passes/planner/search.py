@@ -493,6 +493,7 @@ class Candidates:
         self.fastest_ending = [0] * graph.size
         self._op_cycles: dict[tuple[object, ...], tuple[int, int]] = {}
         self._buffer_bytes: dict[tuple[int, tuple[int, ...]], int] = {}
+        self._exact_points: dict[tuple[int, int, int, frozenset[str]], tuple[Point, Point]] = {}
 
     def spilling(self) -> Candidates:
         """The candidates with every full tensor spilled, sharing this search's memoised
@@ -846,7 +847,16 @@ class Candidates:
 
     def exact_point(self, first: int, sink: int, point: Point, spilled: frozenset[str] = frozenset()) -> Point:
         """`point` of cascade [first, sink] priced exactly with the tensors of `spilled` in the
-        spill memory."""
+        spill memory. Memoised: the plans of a front share most of their steps."""
+        key = (id(point), first, sink, spilled)
+        known = self._exact_points.get(key)
+        if known is not None:
+            return known[1]
+        exact = self._exact_point(first, sink, point, spilled)
+        self._exact_points[key] = (point, exact)  # keeps `point`, so that its id is not reused
+        return exact
+
+    def _exact_point(self, first: int, sink: int, point: Point, spilled: frozenset[str]) -> Point:
         if point.slice_depth:
             exact = self._exact_slices_compute(sink, point, self.spilled_operands(sink, first, sink, spilled))
         elif not point.config.order:
