@@ -28,6 +28,7 @@ own bias records and its own weight stream encoded at half the block depth (`eth
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -447,12 +448,18 @@ def cost_model_block(
     return select_block_config(matching[0], accelerator_config(accelerator)).ofm_block
 
 
-@lru_cache(maxsize=1024)
+_COSTING_INFOS: weakref.WeakKeyDictionary[Operation, OpInfo] = weakref.WeakKeyDictionary()
+"""`_costing_info` by operator, for as long as the operator lives."""
+
+
 def _costing_info(op: nn.NNOperation) -> OpInfo:
     """The cost model's view of `op`, built once per operator: a cascade asks at every stripe."""
     from cascade.passes.planner.from_nn import op_info_from_nn
 
-    return op_info_from_nn(op)
+    info = _COSTING_INFOS.get(op)
+    if info is None:
+        info = _COSTING_INFOS[op] = op_info_from_nn(op)
+    return info
 
 
 class _LazyCandidates(Sequence[tuple[int, int, int]]):

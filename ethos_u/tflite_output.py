@@ -62,7 +62,6 @@ import contextlib
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 from xdsl.dialects import arith, func
@@ -263,16 +262,12 @@ def _value_name(value: SSAValue) -> str:
 # --------------------------------------------------------------------------- #
 
 
-@lru_cache(maxsize=4096)
 def _fm_bytes(fm: ethosu.FeatureMapAttr) -> np.ndarray:
-    """Every scratch byte of `fm` (read-only: memoised, the region check and the trace both ask)."""
     from cascade.interpreter.ethosu import feature_map_addresses
 
     first = feature_map_addresses(fm).reshape(-1)
     size = fm.element_size
-    addresses = (first[:, None] + np.arange(size)[None, :]).reshape(-1)
-    addresses.setflags(write=False)
-    return addresses
+    return (first[:, None] + np.arange(size)[None, :]).reshape(-1)
 
 
 def _range_bytes(attr: ethosu.AddressRangeAttr) -> np.ndarray:
@@ -334,6 +329,8 @@ def ethosu_scratch() -> int:
 
 def _accessed(command: ethosu.EthosUCommand) -> list[tuple[int, int, int]]:
     """(region, first byte, end) of every feature map and address range `command` touches."""
+    from cascade.interpreter.ethosu import feature_map_addresses
+
     ranges: list[tuple[int, int, int]] = []
     if isinstance(command, ethosu.DmaOp):
         attrs = [command.src, command.dest]
@@ -341,8 +338,10 @@ def _accessed(command: ethosu.EthosUCommand) -> list[tuple[int, int, int]]:
         attrs = [*command.weight_ranges, *command.bias_ranges]
         for fm in (command.ifm, getattr(command, "ifm2", None), command.ofm):
             if isinstance(fm, ethosu.FeatureMapAttr):
-                addresses = _fm_bytes(fm)
-                ranges.append((fm.region.data, int(addresses.min()), int(addresses.max()) + 1))
+                # The first bytes of the elements are enough: the last byte is the last
+                # element's first plus its size less one.
+                first = feature_map_addresses(fm)
+                ranges.append((fm.region.data, int(first.min()), int(first.max()) + fm.element_size))
     ranges += [(a.region, a.address, a.address + a.length) for a in attrs]
     return ranges
 

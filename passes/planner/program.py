@@ -109,7 +109,7 @@ class ProgramGraph:
     stripable: tuple[bool, ...]
     """Per operator, whether it may be part of a multi-operator cascade."""
     outputs: frozenset[str]
-    memo: dict[tuple[object, ...], object] = field(default_factory=dict, compare=False, repr=False)
+    memo: dict[tuple[object, ...], object] = field(default_factory=dict, init=False, compare=False, repr=False)
     """Results of pure functions of this graph, kept by the planner modules computing them
     (`stripes.simulate_axis`): the search, the memory count and the report ask for the same
     cascades many times."""
