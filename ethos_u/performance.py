@@ -451,13 +451,14 @@ def _select_block_config(op: NpuOp, accel: AcceleratorConfig) -> BlockConfig:
     # replaces it only if it is at most 4x4 and covers at least as much of the IFM.
     ties = np.flatnonzero(cost == cost.min())
     best = int(ties[0])
-    small = [int(i) for i in ties[1:] if height[i] <= 4 and width[i] <= 4]
-    if small:
+    later = ties[1:]
+    small = later[(height[later] <= 4) & (width[later] <= 4)]
+    if small.size:
         ifm_shape = _larger_ifm(op)
         f32 = np.float32
         covered = np.minimum(ifm_h[small], ifm_shape[0]) * np.minimum(ifm_w[small], ifm_shape[1])
         coverage = f32(ifm_shape[0] * ifm_shape[1]) / np.maximum(covered, 1).astype(f32)
-        best = small[int(np.flatnonzero(coverage == coverage.min())[-1])]
+        best = int(small[int(np.flatnonzero(coverage == coverage.min())[-1])])
     ofm_block = (int(height[best]), int(width[best]), int(depth[best]))
     ifm_block = (int(ifm_h[best]), int(ifm_w[best]), int(ifm_d[best]))
     return BlockConfig(ofm_block, ifm_block, traversal, _accumulator_bits(op))
