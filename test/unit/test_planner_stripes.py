@@ -289,3 +289,21 @@ def test_held_box_contains_the_required_box(order):
             if required is not None:
                 assert held is not None
                 assert held.contains(required)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(cascades())
+def test_tracks_memoised_on_the_graph_are_those_computed_afresh(case):
+    # One graph answers every sub-cascade and buffer-mode set from its memo (`simulate_axis`);
+    # each answer must be what a graph that never saw the others computes.
+    program, config, recompute = case
+    shared = ProgramGraph.build(program)
+    sink = shared.size - 1
+    start = shared.range_start_limit(sink, 24)
+    variants = [recompute, frozenset(), frozenset(range(sink)), recompute | {sink, sink + 5}]
+    for first in range(start, sink + 1):
+        for modes in variants:
+            fresh = ProgramGraph.build(program)
+            expected = CascadeGeometry.build(fresh, first, sink, config, modes).tracks
+            assert CascadeGeometry.build(shared, first, sink, config, modes).tracks == expected
+            assert simulate_axis(shared, sink, first, 1, 1, modes) == simulate_axis(fresh, sink, first, 1, 1, modes)
