@@ -286,16 +286,17 @@ def bias_records(
     Memoised on the values: a cascade emits the same records again at every stripe.
     """
     biases = np.asarray(bias, dtype=np.int64)
-    scales = tuple(float(weight_scales[channel]) for channel in range(len(biases)))
-    return _bias_records(biases.tobytes(), float(input_scale), scales, float(output_scale))
+    scales = np.array([float(weight_scales[channel]) for channel in range(len(biases))], dtype=np.float64)
+    return _bias_records(biases.tobytes(), float(input_scale), scales.tobytes(), float(output_scale))
 
 
-@lru_cache(maxsize=1024)
-def _bias_records(bias: bytes, input_scale: float, weight_scales: tuple[float, ...], output_scale: float) -> bytes:
+@lru_cache(maxsize=256)
+def _bias_records(bias: bytes, input_scale: float, weight_scales: bytes, output_scale: float) -> bytes:
     from ethosu.vela.api import npu_encode_bias
 
     records = bytearray()
-    for b, weight_scale in zip(np.frombuffer(bias, dtype=np.int64), weight_scales, strict=True):
+    scales = np.frombuffer(weight_scales, dtype=np.float64).tolist()
+    for b, weight_scale in zip(np.frombuffer(bias, dtype=np.int64), scales, strict=True):
         multiplier, shift = _npu_scale(input_scale * weight_scale / output_scale)
         records += npu_encode_bias(np.int64(b), multiplier, shift)
     return _pad16(records)
@@ -449,7 +450,13 @@ def cost_model_block(
 
 
 _COSTING_INFOS: weakref.WeakKeyDictionary[Operation, OpInfo] = weakref.WeakKeyDictionary()
-"""`_costing_info` by operator, for as long as the operator lives."""
+"""`_costing_info` by operator, for as long as the operator lives or until
+`forget_costing_views`."""
+
+
+def forget_costing_views() -> None:
+    """Drop the memoised cost-model views of operators (lower-to-ethosu does once it is done)."""
+    _COSTING_INFOS.clear()
 
 
 def _costing_info(op: nn.NNOperation) -> OpInfo:

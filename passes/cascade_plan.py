@@ -434,18 +434,22 @@ def scheduled_spilled_buffers(function: FuncOp, cost: CostModel) -> list[Buffer]
 
 def scheduled_geometry(function: FuncOp, group: GroupOp) -> CascadeGeometry:
     """The exact stripe geometry of `group` (a group of `function`)."""
-    return scheduled_geometries(function)[group]
+    return _geometries(function, [group])[group]
 
 
 def scheduled_geometries(function: FuncOp) -> dict[GroupOp, CascadeGeometry]:
     """The exact stripe geometry of every `cascade.group` of `function`, the program read once."""
+    return _geometries(function, [o for o in function.body.block.ops if isinstance(o, GroupOp)])
+
+
+def _geometries(function: FuncOp, groups: Sequence[GroupOp]) -> dict[GroupOp, CascadeGeometry]:
     scheduled = scheduled_program(function)
     graph = ProgramGraph.build(scheduled.program)
     first_of = {op: index for index, op in enumerate(scheduled.nn_ops)}
     step_of = {step.first: step for step in scheduled.steps}
     geometries = {}
-    for group in (o for o in function.body.block.ops if isinstance(o, GroupOp)):
-        first = next(first_of[o] for o in group.body.block.ops if isinstance(o, nn.NNOperation))
+    for group in groups:
+        first = first_of[next(o for o in group.body.block.ops if isinstance(o, nn.NNOperation))]
         step = step_of[first]
         geometries[group] = CascadeGeometry.build(graph, step.first, step.sink, step.config, step.recompute)
     return geometries

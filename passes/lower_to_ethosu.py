@@ -169,11 +169,19 @@ class LowerToEthosUPass(ModulePass):
     fc_on_npu: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for function in [f for f in op.ops if isinstance(f, FuncOp) and f.body.blocks]:
-            try:
-                lower_function(function, self.accelerator, fc_on_npu=self.fc_on_npu)
-            except ValueError as error:  # NpuLoweringError and allocation problems
-                raise DiagnosticException(f"lower-to-ethosu: @{function.sym_name.data}: {error}") from error
+        from cascade.ethos_u.npu_lowering import forget_costing_views
+
+        try:
+            for function in [f for f in op.ops if isinstance(f, FuncOp) and f.body.blocks]:
+                try:
+                    lower_function(function, self.accelerator, fc_on_npu=self.fc_on_npu)
+                except ValueError as error:  # NpuLoweringError and allocation problems
+                    raise DiagnosticException(f"lower-to-ethosu: @{function.sym_name.data}: {error}") from error
+        finally:
+            # The lowered operators are gone; so is any need for their views (and the copies of
+            # their weights the views hold, which cascade-opt, running without the cyclic
+            # garbage collector, would otherwise keep to the end).
+            forget_costing_views()
 
 
 # --------------------------------------------------------------------------- #

@@ -51,6 +51,8 @@ class RollingBufferPass(ModulePass):
 
         for function in [f for f in op.ops if isinstance(f, FuncOp) and f.body.blocks]:
             groups = [g for g in function.body.block.ops if isinstance(g, GroupOp)]
+            if not groups:
+                continue
             # Depths first: the geometry is read from the planned form, before any rewrite.
             depths = {}
             geometries = scheduled_geometries(function)
