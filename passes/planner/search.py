@@ -372,19 +372,27 @@ class Pricer:
         """Cycles to compute `region` of `op`'s output (`pipelined`: as one of many stripes run
         back to back, see `once`)."""
         shape = self.graph.output_shape(op)
+        if not self.exact and len(shape) == 4:
+            return self.stripe(op, region.shape[1], region.shape[2], weights_in_sram, pipelined, spilled)
         pipelined = pipelined and self._pipelined is not None
         if tuple(region.shape) == tuple(shape):
             return self.whole(op, weights_in_sram, pipelined, spilled)
-        if self.exact or len(shape) != 4:
-            return self._exact_price(op, region, weights_in_sram, pipelined, spilled)
-        return self._interpolated(op, region.shape[1], region.shape[2], weights_in_sram, pipelined, spilled)
+        return self._exact_price(op, region, weights_in_sram, pipelined, spilled)
 
     def stripe(
-        self, op: int, height: int, width: int, weights_in_sram: bool, spilled: frozenset[str] = frozenset()
+        self,
+        op: int,
+        height: int,
+        width: int,
+        weights_in_sram: bool,
+        pipelined: bool = False,
+        spilled: frozenset[str] = frozenset(),
     ) -> float:
-        """`box` of a pipelined `height` x `width` stripe of a 4-d output when not `exact`."""
+        """Cycles of a `height` x `width` stripe of `op`'s 4-d output, interpolated between
+        sampled sizes (the whole operator's price for the whole output): `box` without the box,
+        for a pricer that is not `exact`."""
         shape = self.graph.output_shape(op)
-        pipelined = self._pipelined is not None
+        pipelined = pipelined and self._pipelined is not None
         if height == shape[1] and width == shape[2]:
             return self.whole(op, weights_in_sram, pipelined, spilled)
         return self._interpolated(op, height, width, weights_in_sram, pipelined, spilled)
@@ -828,7 +836,7 @@ class Candidates:
                 # depends on the box's height and width alone.
                 for (height, _, _), row_count, _ in rows:
                     for (width, _, _), column_count, _ in columns:
-                        price = pricer.stripe(op, height, width, weights_in_sram, spilled)
+                        price = pricer.stripe(op, height, width, weights_in_sram, True, spilled)
                         total += row_count * column_count * price
             totals.append(round(total))
         cycles = self._op_cycles[key] = (totals[0], totals[1])

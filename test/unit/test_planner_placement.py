@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cascade.passes.planner.placement import ALIGNMENT, Buffer, max_live, place
+from cascade.passes.planner.placement import ALIGNMENT, Buffer, max_live, place, step_totals, storage_of
 
 
 def assert_valid(buffers: list[Buffer], offsets: dict[str, int]) -> None:
@@ -65,13 +65,21 @@ def test_rejects_bad_input():
 
 
 @st.composite
-def buffer_lists(draw: st.DrawFn) -> list[Buffer]:
+def buffer_lists(draw: st.DrawFn, aliases: bool = False) -> list[Buffer]:
+    """Buffers with random sizes and lifetimes; with `aliases`, a buffer may also take over the
+    storage of an earlier one of its size that nothing aliases yet (an in-place chain, whose
+    members' lifetimes may leave gaps or overlap)."""
     count = draw(st.integers(1, 25))
-    buffers = []
+    buffers: list[Buffer] = []
     for index in range(count):
         first = draw(st.integers(0, 8))
         last = first + draw(st.integers(0, 3))
-        buffers.append(Buffer(f"b{index}", 16 * draw(st.integers(0, 40)), first, last))
+        free = [b for b in buffers if aliases and not any(other.alias_of == b.name for other in buffers)]
+        if free and draw(st.booleans()):
+            target = draw(st.sampled_from(free))
+            buffers.append(Buffer(f"b{index}", target.size, first, last, alias_of=target.name))
+        else:
+            buffers.append(Buffer(f"b{index}", 16 * draw(st.integers(0, 40)), first, last))
     return buffers
 
 
@@ -84,29 +92,10 @@ def test_random_placements_are_valid(buffers):
     assert placement.peak == max((placement.offsets[b.name] + b.size for b in buffers if b.size), default=0)
 
 
-@st.composite
-def aliased_buffer_lists(draw: st.DrawFn) -> list[Buffer]:
-    """Buffers with in-place chains: a buffer may take over the storage of an earlier one of
-    the same size that nothing else aliases yet (lifetimes may leave gaps or overlap)."""
-    buffers: list[Buffer] = []
-    for index in range(draw(st.integers(0, 14))):
-        first = draw(st.integers(0, 10))
-        last = first + draw(st.integers(0, 5))
-        free = [b for b in buffers if not any(other.alias_of == b.name for other in buffers)]
-        if free and draw(st.booleans()):
-            target = draw(st.sampled_from(free))
-            buffers.append(Buffer(f"b{index}", target.size, first, last, alias_of=target.name))
-        else:
-            buffers.append(Buffer(f"b{index}", 16 * draw(st.integers(0, 4)), first, last))
-    return buffers
-
-
 @settings(max_examples=300, deadline=None, derandomize=True)
-@given(aliased_buffer_lists())
+@given(buffer_lists(aliases=True))
 def test_step_totals_count_each_storage_once_where_a_member_lives(buffers):
     # Brute force: at every step, the storages (alias chains) with a member live, each once.
-    from cascade.passes.planner.placement import step_totals, storage_of
-
     storages = storage_of(buffers)
     expected: dict[int, int] = {}
     for step in range(0, 20):

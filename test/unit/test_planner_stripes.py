@@ -246,24 +246,27 @@ def cascades(draw: st.DrawFn) -> tuple[ToyProgram, StripeConfig, frozenset[int]]
     return program, StripeConfig(order, sizes), recompute
 
 
+def _longest_cascade(program: ToyProgram) -> tuple[ProgramGraph, int, int]:
+    """The program's graph, its last operator, and the first operator of the longest cascade
+    ending there."""
+    graph = ProgramGraph.build(program)
+    sink = graph.size - 1
+    return graph, graph.range_start_limit(sink, 24), sink
+
+
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(cascades())
 def test_random_cascades_read_only_computed_cells(case):
     program, config, recompute = case
-    graph = ProgramGraph.build(program)
-    sink = graph.size - 1
-    first = graph.range_start_limit(sink, 24)
-    geometry = CascadeGeometry.build(graph, first, sink, config, recompute)
-    brute_force(geometry)
+    graph, first, sink = _longest_cascade(program)
+    brute_force(CascadeGeometry.build(graph, first, sink, config, recompute))
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(cascades())
 def test_predicted_depth_is_the_smallest_that_works(case):
     program, config, recompute = case
-    graph = ProgramGraph.build(program)
-    sink = graph.size - 1
-    first = graph.range_start_limit(sink, 24)
+    graph, first, sink = _longest_cascade(program)
     geometry = CascadeGeometry.build(graph, first, sink, config, recompute)
     # Boxes are intervals per axis: an operator whose reads fall entirely in padding along one
     # axis computes nothing, yet keeps its (unused) window along the other (module docstring).
@@ -297,9 +300,7 @@ def test_tracks_memoised_on_the_graph_are_those_computed_afresh(case):
     # One graph answers every sub-cascade and buffer-mode set from its memo (`simulate_axis`);
     # each answer must be what a graph that never saw the others computes.
     program, config, recompute = case
-    shared = ProgramGraph.build(program)
-    sink = shared.size - 1
-    start = shared.range_start_limit(sink, 24)
+    shared, start, sink = _longest_cascade(program)
     variants = [recompute, frozenset(), frozenset(range(sink)), recompute | {sink, sink + 5}]
     for first in range(start, sink + 1):
         for modes in variants:
