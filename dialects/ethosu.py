@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 from types import ModuleType
-from typing import TYPE_CHECKING, ClassVar, TypedDict, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Self, TypedDict, TypeVar
 
 from typing_extensions import Unpack
 from xdsl.dialects.builtin import (
@@ -434,6 +434,13 @@ class _IntTupleAttr(ParametrizedAttribute):
     def __init__(self, *values: int):
         super().__init__(_i64_array(tuple(int(v) for v in values)))
 
+    @classmethod
+    def interned(cls, *values: int) -> Self:
+        """`cls` of `values` (in `FIELDS` order), one shared attribute per distinct value: the
+        lowering builds tens of thousands of tiles, paddings and address ranges, mostly
+        repeats, and building one costs a verification. Raises what `cls(...)` raises."""
+        return _interned_int_tuple(cls, tuple(int(v) for v in values))  # type: ignore[return-value]
+
     def as_tuple(self) -> tuple[int, ...]:
         # Unpacking the i64 array costs a struct call; the lowering asks millions of times.
         cached = self.__dict__.get("_as_tuple")
@@ -459,6 +466,13 @@ class _IntTupleAttr(ParametrizedAttribute):
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<{_join(self.as_tuple())}>")
+
+
+@lru_cache(maxsize=16384)
+def _interned_int_tuple(cls: type[_IntTupleAttr], values: tuple[int, ...]) -> _IntTupleAttr:
+    # `new` sets the one parameter and verifies, exactly as `_IntTupleAttr.__init__` does;
+    # a value that does not verify raises every time (lru_cache keeps no exceptions).
+    return cls.new((_i64_array(values),))
 
 
 @irdl_attr_definition

@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     BoolAttr,
+    BytesAttr,
     DenseArrayBase,
     Float32Type,
     Float64Type,
@@ -132,21 +133,30 @@ class QuantAttr(ParametrizedAttribute):
     ):
         scales = [scale] if isinstance(scale, int | float) else list(scale)
         if not exact:
-            scales = [_as_float32(s) for s in scales]
+            scales = _all_as_float32(scales)
         zero_points = [zero_point] if isinstance(zero_point, int) else list(zero_point)
         super().__init__(
             DenseArrayBase.from_list(f64, scales),
-            DenseArrayBase.from_list(i64, zero_points),
+            _packed_i64_array(zero_points),
             IntegerAttr(axis, i64),
         )
 
     @property
     def scales(self) -> tuple[float, ...]:
-        return self.scale.get_values()
+        return self._unpacked("_scales", self.scale)
 
     @property
     def zero_points(self) -> tuple[int, ...]:
-        return self.zero_point.get_values()
+        return self._unpacked("_zero_points", self.zero_point)
+
+    def _unpacked(self, key: str, array: DenseArrayBase) -> tuple:
+        # Unpacking costs a struct call, and the lowering asks for every feature map and clamp
+        # of every stripe; the attribute is immutable, so keep the tuple.
+        cached = self.__dict__.get(key)
+        if cached is None:
+            cached = array.get_values()
+            self.__dict__[key] = cached  # a frozen dataclass: bypass its __setattr__
+        return cached
 
     @property
     def channel_axis(self) -> int:
@@ -161,7 +171,7 @@ class QuantAttr(ParametrizedAttribute):
             raise VerifyException("quantization needs at least one scale")
         if len(self.scale) != len(self.zero_point):
             raise VerifyException(f"quantization has {len(self.scale)} scales but {len(self.zero_point)} zero points")
-        if any(not (s > 0 and math.isfinite(s)) for s in self.scales):
+        if not _all_positive_and_finite(self.scales):
             raise VerifyException("quantization scales must be positive and finite")
         if self.channel_axis < -1:
             raise VerifyException(f"quantization axis must be >= -1, got {self.channel_axis}")
@@ -201,6 +211,33 @@ class QuantAttr(ParametrizedAttribute):
 
 def _as_float32(value: float) -> float:
     return float(np.float32(value))
+
+
+def _all_as_float32(values: list[float]) -> list[float]:
+    """`[_as_float32(v) for v in values]`, in one numpy cast when all are doubles (the
+    same double-to-float32 rounding): a per-channel quantization has hundreds of scales."""
+    if len(values) > 1 and all(isinstance(v, float) for v in values):
+        return np.asarray(values, dtype=np.float64).astype(np.float32).astype(np.float64).tolist()
+    return [_as_float32(v) for v in values]
+
+
+def _all_positive_and_finite(values: tuple[float, ...]) -> bool:
+    """`all(v > 0 and math.isfinite(v) for v in values)`, in numpy for per-channel scales."""
+    if len(values) > 16:
+        array = np.asarray(values, dtype=np.float64)
+        return bool(np.all((array > 0) & np.isfinite(array)))
+    return all(v > 0 and math.isfinite(v) for v in values)
+
+
+_I64_RANGE = (-(2**63), 2**63)
+
+
+def _packed_i64_array(values: list[int]) -> DenseArrayBase:
+    """`DenseArrayBase.from_list(i64, values)`, packed in one call when all values are already
+    signed 64-bit (which `from_list` would normalise to themselves, one by one)."""
+    if values and all(type(v) is int for v in values) and _I64_RANGE[0] <= min(values) and max(values) < _I64_RANGE[1]:
+        return DenseArrayBase(i64, BytesAttr(i64.pack(values)))
+    return DenseArrayBase.from_list(i64, values)
 
 
 def _parse_scale_zero_point(parser: AttrParser) -> tuple[float, int]:

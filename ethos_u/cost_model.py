@@ -121,6 +121,9 @@ class EthosUCostModel:
         # Regions of one operator often lower to the same NPU operation (a 1x1 convolution's
         # stripe prices the same wherever it lies): price each once. Never modified once made.
         self._performances: dict[tuple[object, ...], OpPerformance] = {}
+        # The planner prices a region with its weights in SRAM and out, pipelined and not:
+        # lower it once. Keyed on the operator's id (kept in the entry, so the id stays unique).
+        self._lowerings: dict[tuple[int, Region | None], tuple[OpInfo, tuple[LoweredOp, ...]]] = {}
 
     # ------------------------------------------------------------------ #
     # The CostModel protocol
@@ -370,9 +373,14 @@ class EthosUCostModel:
     # Pricing
     # ------------------------------------------------------------------ #
 
-    def lower(self, op: OpInfo, output: Region | None = None) -> list[LoweredOp]:
-        """The NPU operations for `output` (default the whole output) of `op`."""
-        return lower(op, output, self.layouts, self.encoded_weight_bytes(op))
+    def lower(self, op: OpInfo, output: Region | None = None) -> tuple[LoweredOp, ...]:
+        """The NPU operations for `output` (default the whole output) of `op`, memoised."""
+        known = self._lowerings.get((id(op), output))
+        if known is not None and known[0] is op:
+            return known[1]
+        steps = tuple(lower(op, output, self.layouts, self.encoded_weight_bytes(op)))
+        self._lowerings[(id(op), output)] = (op, steps)
+        return steps
 
     def region_cost(
         self,

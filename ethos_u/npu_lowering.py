@@ -39,7 +39,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from cascade.dialects import ethosu, nn
-from cascade.dialects.access import Region
+from cascade.dialects.access import AccessRelation, Region
 from cascade.interpreter.quantization import activation_range, quantize_multiplier
 from cascade.passes.planner.graph import OpInfo
 
@@ -199,10 +199,17 @@ class Placement:
 
     def tiles(self, box: Box) -> ethosu.TileBoxAttr:
         """The tile box of `box`: one tile, or two when the box wraps a rolling buffer."""
+        return ethosu.TileBoxAttr.interned(*self._tile_values(box))
+
+    def _tile_values(self, box: Box) -> tuple[int, ...]:
+        """`tiles(box)` as the plain `TileBoxAttr.FIELDS` values."""
         column = self.column_offset(box.x, box.c)
         if self.rolling_rows is None:
-            return ethosu.TileBoxAttr.single(box.height, box.width, self.address + box.y * self.strides[0] + column)
-        return rolling_tiles(self.address, self.rolling_rows, box.y, box.height, self.strides[0], box.width, column)
+            address = self.address + box.y * self.strides[0] + column
+            return (box.height, box.height, box.width, address, 0, 0, 0)  # TileBoxAttr.single
+        return _rolling_tile_values(
+            self.address, self.rolling_rows, box.y, box.height, self.strides[0], box.width, column
+        )
 
     def feature_map(self, box: Box, quant: nn.QuantAttr | tuple[float | None, int] | None) -> ethosu.FeatureMapAttr:
         """The feature-map attribute of `box` (tensor coordinates) of this placement."""
@@ -210,15 +217,56 @@ class Placement:
             quantization = quant
         else:
             quantization = (quant.scales[0], quant.zero_points[0])
-        return ethosu.FeatureMapAttr(
+        return _feature_map_attr(
             self.data_type,
             self.region,
             box.shape,
-            self.tiles(box),
+            self._tile_values(box),
             self.layout,
             quantization,
-            strides=self.strides,
+            self.strides,
         )
+
+
+def _feature_map_attr(
+    data_type: ethosu.DataType,
+    region: int,
+    shape: tuple[int, int, int],
+    tiles: tuple[int, ...],
+    layout: ethosu.Layout,
+    quantization: tuple[float | None, int] | None,
+    strides: tuple[int, int, int],
+) -> ethosu.FeatureMapAttr:
+    """`FeatureMapAttr` of plain values, shared between equal values: lower_op builds every
+    command twice (a probe for the block search, then the command) and a cascade revisits the
+    same rolling-buffer rows, and each new attribute is verified anew (~0.1 ms)."""
+    if quantization is not None and quantization[0] == 0:
+        # 0.0 and -0.0 are equal keys but print differently; lowered scales are positive anyway.
+        return _new_feature_map_attr(data_type, region, shape, tiles, layout, quantization, strides)
+    return _interned_feature_map_attr(data_type, region, shape, tiles, layout, quantization, strides)
+
+
+def _new_feature_map_attr(
+    data_type: ethosu.DataType,
+    region: int,
+    shape: tuple[int, int, int],
+    tiles: tuple[int, ...],
+    layout: ethosu.Layout,
+    quantization: tuple[float | None, int] | None,
+    strides: tuple[int, int, int],
+) -> ethosu.FeatureMapAttr:
+    return ethosu.FeatureMapAttr(
+        data_type,
+        region,
+        shape,
+        ethosu.TileBoxAttr.interned(*tiles),
+        layout,
+        quantization,
+        strides=strides,
+    )
+
+
+_interned_feature_map_attr = lru_cache(maxsize=16384)(_new_feature_map_attr)
 
 
 def rolling_tiles(
@@ -238,12 +286,21 @@ def rolling_tiles(
     wraps (Vela rejects X wrap). `column_offset` is the byte offset of the box's first column
     and channel within a row.
     """
+    return ethosu.TileBoxAttr.interned(
+        *_rolling_tile_values(base, rows, first_row, height, row_stride, width, column_offset)
+    )
+
+
+def _rolling_tile_values(
+    base: int, rows: int, first_row: int, height: int, row_stride: int, width: int, column_offset: int
+) -> tuple[int, int, int, int, int, int, int]:
+    """`rolling_tiles` as the plain `TileBoxAttr.FIELDS` values."""
     if not 0 < height <= rows:
         raise NpuLoweringError(f"a box of {height} rows does not fit a {rows}-row rolling buffer")
     start = first_row % rows
     height_0 = min(height, rows - start)
     bottom = base + column_offset if height > height_0 else 0
-    return ethosu.TileBoxAttr(height_0, height_0, width, (base + start * row_stride + column_offset, 0, bottom, 0))
+    return (height_0, height_0, width, base + start * row_stride + column_offset, 0, bottom, 0)
 
 
 # --------------------------------------------------------------------------- #
@@ -453,10 +510,40 @@ _COSTING_INFOS: weakref.WeakKeyDictionary[Operation, OpInfo] = weakref.WeakKeyDi
 """`_costing_info` by operator, for as long as the operator lives or until
 `forget_costing_views`."""
 
+_ACCESS_RELATIONS: weakref.WeakKeyDictionary[Operation, tuple[tuple, tuple[AccessRelation, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
+"""`_access_relations` by operator, with what they were derived from (`_relation_inputs`),
+for as long as the operator lives or until `forget_costing_views`."""
+
 
 def forget_costing_views() -> None:
-    """Drop the memoised cost-model views of operators (lower-to-ethosu does once it is done)."""
+    """Drop the memoised per-operator views, the cost model's and the access relations
+    (lower-to-ethosu does once it is done)."""
     _COSTING_INFOS.clear()
+    _ACCESS_RELATIONS.clear()
+
+
+def _access_relations(op: nn.NNOperation) -> tuple[AccessRelation, ...]:
+    """`op.access_relations()`, built once per operator (a cascade lowers it at every stripe),
+    and again if its operand or result types or its properties or attributes changed."""
+    inputs = _relation_inputs(op)
+    known = _ACCESS_RELATIONS.get(op)
+    if known is not None and known[0] == inputs:
+        return known[1]
+    relations = op.access_relations()
+    _ACCESS_RELATIONS[op] = (inputs, relations)
+    return relations
+
+
+def _relation_inputs(op: Operation) -> tuple:
+    """Everything an operator's access relations derive from."""
+    return (
+        tuple(operand.type for operand in op.operands),
+        tuple(result.type for result in op.results),
+        tuple(op.properties.items()),
+        tuple(op.attributes.items()),
+    )
 
 
 def _costing_info(op: nn.NNOperation) -> OpInfo:
@@ -572,8 +659,14 @@ def _activation(
     attr = getattr(op, "activation", None)
     name = "NONE" if attr is None else attr.data.upper()
     scale, tensor_zero_point = quant.scales[0], quant.zero_points[0]
-    low, high = activation_range(name, scale, tensor_zero_point)
     zero_point = tensor_zero_point if programmed_zero_point is None else programmed_zero_point
+    return _clamp(name, scale, tensor_zero_point, zero_point)
+
+
+@lru_cache(maxsize=1024)
+def _clamp(name: str, scale: float, tensor_zero_point: int, zero_point: int) -> ethosu.ActivationAttr | None:
+    """`_activation` of plain values, memoised: every stripe of an operator has the same."""
+    low, high = activation_range(name, scale, tensor_zero_point)
     if (low, high) == (-128, 127):
         return None
     real_low = None if low == -128 else (low - zero_point) * scale
@@ -592,7 +685,7 @@ def _window_input(
     operand = op.operands[index]
     shape = _shape(operand)
     rank = len(_shape(op.results[0]))
-    relation = op.access_relations()[index]  # type: ignore[attr-defined]
+    relation = _access_relations(op)[index]
     out_region = output.to_region(rank)
     unclipped = Box.from_region(relation.unclipped_input_region(out_region))
     clipped = Box.from_region(relation.input_region(out_region, shape))
@@ -604,7 +697,7 @@ def _window_input(
     left = clipped.x - unclipped.x
     bottom = (unclipped.y + unclipped.height) - (clipped.y + clipped.height)
     right = (unclipped.x + unclipped.width) - (clipped.x + clipped.width)
-    return clipped, ethosu.PaddingAttr(top, left, bottom, right)
+    return clipped, ethosu.PaddingAttr.interned(top, left, bottom, right)
 
 
 def _kernel(op: nn.WindowOperation) -> ethosu.KernelAttr:
@@ -617,7 +710,7 @@ def _kernel(op: nn.WindowOperation) -> ethosu.KernelAttr:
     ):
         if not (low <= y <= high and low <= x <= high):
             raise NpuLoweringError(f"{what} [{y}, {x}] is outside the NPU's range [{low}, {high}]")
-    return ethosu.KernelAttr(kh, kw, sh, sw, dh, dw)
+    return ethosu.KernelAttr.interned(kh, kw, sh, sw, dh, dw)
 
 
 @dataclass
@@ -631,6 +724,15 @@ class _Plan:
     bias: np.ndarray | None = None  # int64 per output channel
     lut: bytes | None = None  # 256 int8 entries, indexed by the input value + 128
     lut_index: int = 0
+    windows: dict[Box, tuple[Box, ethosu.PaddingAttr]] = field(default_factory=dict)
+    """`_window_input` of each output stripe: lower_op builds every stripe's command twice."""
+
+    def window_input(self, op: nn.WindowOperation, output: Box) -> tuple[Box, ethosu.PaddingAttr]:
+        """`_window_input(op, output)`, memoised (`op` is the one operator being lowered)."""
+        window = self.windows.get(output)
+        if window is None:
+            window = self.windows[output] = _window_input(op, output)
+        return window
 
 
 def lower_op(
@@ -836,7 +938,7 @@ def _conv(
     ranges: _Ranges,
     block: tuple[int, int, int],
 ) -> ethosu.EthosUCommand:
-    in_box, padding = _window_input(op, stripe)
+    in_box, padding = plan.window_input(op, stripe)
     depthwise = isinstance(op, nn.DepthwiseConv2DOp)
     if depthwise:  # each output channel reads its own input channel
         in_box = Box(in_box.y, in_box.x, stripe.c, in_box.height, in_box.width, stripe.depth)
@@ -890,7 +992,7 @@ def _pool(
     ranges: _Ranges,
     block: tuple[int, int, int],
 ) -> ethosu.EthosUCommand:
-    in_box, padding = _window_input(op, stripe)
+    in_box, padding = plan.window_input(op, stripe)
     kind = ethosu.PoolingKind.MAX if op.kind.data == nn.PoolKind.MAX else ethosu.PoolingKind.AVERAGE
     # Input and output share one quantization, and TFLite pools the raw values: programming
     # zero point 0 on both sides makes the NPU average (and round) the raw values too, instead

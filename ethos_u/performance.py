@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from functools import lru_cache
+from operator import attrgetter
 
 import numpy as np
 from ethosu.vela.architecture_features import SHRAMElements
@@ -132,6 +133,19 @@ class NpuOp:
     weight_bytes: int = 0
     scale_bytes: int = 0
 
+    def __hash__(self) -> int:
+        # Kept once computed: an operation keys the price memos again for every stripe that
+        # lowers to it, and hashing its fields calls the enums' Python-level hashes each time.
+        known = self.__dict__.get("_hash")
+        if known is None:
+            known = hash(_npu_op_values(self))
+            object.__setattr__(self, "_hash", known)
+        return known
+
+    def __getstate__(self) -> dict[str, object]:
+        # The kept hash is this process's (string hashes are salted per process): not pickled.
+        return {name: value for name, value in self.__dict__.items() if name != "_hash"}
+
     @property
     def has_weights(self) -> bool:
         return self.weight_bytes > 0
@@ -156,6 +170,10 @@ class BlockConfig:
     ifm_block: Shape
     traversal: Traversal
     accumulator_bits: int = 32
+
+
+_npu_op_values = attrgetter(*(f.name for f in fields(NpuOp)))
+"""The field values of an `NpuOp` as a tuple, as the generated `__eq__` compares them."""
 
 
 @dataclass(frozen=True)
@@ -438,10 +456,7 @@ def select_block_config(op: NpuOp, accel: AcceleratorConfig) -> BlockConfig:
 
 @lru_cache(maxsize=4096)
 def _select_block_config(op: NpuOp, accel: AcceleratorConfig) -> BlockConfig:
-    traversal = choose_traversal(op)
-    height, width, depth = _searched_grid(op, accel, frozenset(_searched_depths(op.ofm[2], accel)))
-    ifm_blocks = _ifm_blocks(op, height, width, depth, accel, traversal)
-    searched = _fits_shram(op, height, width, depth, accel, traversal, ifm_blocks)
+    traversal, (height, width, depth), ifm_blocks, searched = _candidates(_candidate_key(op, accel), accel)
     if not searched.any():
         raise ValueError(f"no block config fits the SHRAM for {op}")
     height, width, depth = height[searched], width[searched], depth[searched]
@@ -462,6 +477,41 @@ def _select_block_config(op: NpuOp, accel: AcceleratorConfig) -> BlockConfig:
     ofm_block = (int(height[best]), int(width[best]), int(depth[best]))
     ifm_block = (int(ifm_h[best]), int(ifm_w[best]), int(ifm_d[best]))
     return BlockConfig(ofm_block, ifm_block, traversal, _accumulator_bits(op))
+
+
+def _candidate_key(op: NpuOp, accel: AcceleratorConfig) -> NpuOp:
+    """`op` as far as the blocks searched and their fit go: the OFM height only through the
+    tallest block searched (one row stays one row), the IFM and second IFM only through
+    their depth and whether the second is a scalar. Stripes of one operator differ mostly in
+    height, so many share their candidates: on U65-256 (2-high micro-blocks) a 5-row and a
+    6-row stripe both search blocks up to 6 high, and every stripe of 32 rows or more the
+    same blocks as the whole operator."""
+    tallest = _round_up(min(op.ofm[0], accel.ofm_block_max.height), accel.ofm_ublock.height)
+    height = 1 if op.ofm[0] == 1 else tallest
+    return NpuOp(
+        kind=op.kind,
+        ifm=(1, 1, op.ifm[2]),
+        ofm=(height, op.ofm[1], op.ofm[2]),
+        kernel=op.kernel,
+        ifm2=None if op.ifm2 is None else (1, 1, 1) if _volume(op.ifm2) == 1 else (1, 1, 2),
+        sub_kind=op.sub_kind,
+        activation=op.activation,
+        ifm_bits=op.ifm_bits,
+        ofm_bits=op.ofm_bits,
+        upscale=op.upscale,
+        rescaled=op.rescaled,
+    )
+
+
+@lru_cache(maxsize=4096)
+def _candidates(op: NpuOp, accel: AcceleratorConfig) -> tuple[Traversal, Blocks, Blocks, np.ndarray]:
+    """For a `_candidate_key`: the traversal, the blocks searched, their IFM blocks and which
+    fit the SHRAM. Shared between calls, so never modified."""
+    traversal = choose_traversal(op)
+    height, width, depth = _searched_grid(op, accel, frozenset(_searched_depths(op.ofm[2], accel)))
+    ifm_blocks = _ifm_blocks(op, height, width, depth, accel, traversal)
+    fits = _fits_shram(op, height, width, depth, accel, traversal, ifm_blocks)
+    return traversal, (height, width, depth), ifm_blocks, fits
 
 
 def _larger_ifm(op: NpuOp) -> Shape:

@@ -267,6 +267,8 @@ def _fm_bytes(fm: ethosu.FeatureMapAttr) -> np.ndarray:
 
     first = feature_map_addresses(fm).reshape(-1)
     size = fm.element_size
+    if size == 1:
+        return first
     return (first[:, None] + np.arange(size)[None, :]).reshape(-1)
 
 
@@ -329,7 +331,7 @@ def ethosu_scratch() -> int:
 
 def _accessed(command: ethosu.EthosUCommand) -> list[tuple[int, int, int]]:
     """(region, first byte, end) of every feature map and address range `command` touches."""
-    from cascade.interpreter.ethosu import feature_map_addresses
+    from cascade.interpreter.ethosu import feature_map_extent
 
     ranges: list[tuple[int, int, int]] = []
     if isinstance(command, ethosu.DmaOp):
@@ -340,8 +342,8 @@ def _accessed(command: ethosu.EthosUCommand) -> list[tuple[int, int, int]]:
             if isinstance(fm, ethosu.FeatureMapAttr):
                 # The first bytes of the elements are enough: the last byte is the last
                 # element's first plus its size less one.
-                first = feature_map_addresses(fm)
-                ranges.append((fm.region.data, int(first.min()), int(first.max()) + fm.element_size))
+                first, last = feature_map_extent(fm)
+                ranges.append((fm.region.data, first, last + fm.element_size))
     ranges += [(a.region, a.address, a.address + a.length) for a in attrs]
     return ranges
 
@@ -387,6 +389,13 @@ def _trace_memory(program: _Program) -> None:
             store(step.results[0])
 
 
+def _owners(owned: np.ndarray, count: int) -> list[int]:
+    """The distinct owners (0 to `count - 1`) in `owned`, ascending, ignoring -1 (no owner).
+    One counting pass rather than a Python loop over every byte: a stream's first read of the
+    model input alone is 150,528 bytes on mbv2_100_224."""
+    return np.flatnonzero(np.bincount(owned + 1, minlength=count + 1)[1:]).tolist()
+
+
 def _trace_stream(program: _Program, call: _NpuCall, owner: np.ndarray, values: list[SSAValue]) -> None:
     written = np.zeros(program.scratch, dtype=bool)
     read_ids: list[int] = []
@@ -394,7 +403,7 @@ def _trace_stream(program: _Program, call: _NpuCall, owner: np.ndarray, values: 
     for command in call.stream.commands:
         for addresses, quant in _reads(command):
             fresh = addresses[~written[addresses]]
-            for index in dict.fromkeys(int(i) for i in owner[fresh] if i >= 0):
+            for index in _owners(owner[fresh], len(values)):
                 if index not in read_ids:
                     read_ids.append(index)
                 if quant is not None:

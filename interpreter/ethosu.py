@@ -93,23 +93,79 @@ def _strides(fm: ethosu.FeatureMapAttr) -> tuple[int, int, int]:
 def feature_map_addresses(fm: ethosu.FeatureMapAttr) -> np.ndarray:
     """Byte address of every element `(y, x, c)` of the feature map (Vela's `get_address`)."""
     height, width, depth = fm.shape.as_tuple()
+    stride_y, brick_x, stride_c, e = _address_steps(fm)
+    # An element's address is its column's `(y, x)` address plus its channel's offset: both
+    # computed apart, then added in one broadcast (the int64 sums are exact in any order).
+    y = np.arange(height)[:, None]
+    x = np.arange(width)[None, :]
     tiles = fm.tiles
-    stride_y, stride_x, stride_c = _strides(fm)
-    e = fm.element_size
-    if fm.layout.data == ethosu.Layout.NHWC:
-        stride_c, brick_x = 16 * e, stride_x  # (c // 16) * 16e + (c % 16) * e == c * e
-    else:
-        brick_x = 16 * e
-    y = np.arange(height)[:, None, None]
-    x = np.arange(width)[None, :, None]
-    c = np.arange(depth)[None, None, :]
     right = x >= tiles.width_0
     below = np.where(right, y >= tiles.height_1, y >= tiles.height_0)
     tile = right.astype(np.int64) + 2 * below.astype(np.int64)
     local_y = y - np.where(below, np.where(right, tiles.height_1, tiles.height_0), 0)
     local_x = x - np.where(right, tiles.width_0, 0)
     bases = np.asarray(tiles.addresses, dtype=np.int64)[tile]
-    return bases + local_y * stride_y + local_x * brick_x + (c // 16) * stride_c + (c % 16) * e
+    columns = bases + local_y * stride_y + local_x * brick_x
+    c = np.arange(depth)
+    channels = (c // 16) * stride_c + (c % 16) * e
+    return columns[:, :, None] + channels[None, None, :]
+
+
+def _address_steps(fm: ethosu.FeatureMapAttr) -> tuple[int, int, int, int]:
+    """Bytes per local row, per column, per 16-channel brick and per channel within a brick:
+    an element's address is `tile base + y * row + x * column + (c // 16) * brick + (c % 16) *
+    channel` (NHWC: a brick of 16 channels is `16 * e` bytes, so the last two are `c * e`)."""
+    stride_y, stride_x, stride_c = _strides(fm)
+    e = fm.element_size
+    if fm.layout.data == ethosu.Layout.NHWC:
+        return stride_y, stride_x, 16 * e, e
+    return stride_y, 16 * e, stride_c, e
+
+
+def feature_map_extent(fm: ethosu.FeatureMapAttr) -> tuple[int, int]:
+    """The lowest and highest element address of the feature map, the min and max of
+    `feature_map_addresses(fm)` without building it: an address is linear in each of the
+    tile's local row and column, the brick and the channel within it, so its extremes lie at
+    the ends of their ranges (e.g. NHCWB16 depth 40: channels 0, 15, 16, 31, 32 and 39)."""
+    height, width, depth = fm.shape.as_tuple()
+    stride_y, brick_x, stride_c, e = _address_steps(fm)
+    channels = [(c // 16) * stride_c + (c % 16) * e for c in _channel_corners(depth)]
+    lows, highs = [], []
+    for base, (first_y, last_y), (first_x, last_x) in _tile_ranges(fm.tiles, height, width):
+        terms = [(first_y * stride_y, last_y * stride_y), (first_x * brick_x, last_x * brick_x), channels]
+        lows.append(base + sum(min(term) for term in terms))
+        highs.append(base + sum(max(term) for term in terms))
+    if not lows or not channels:  # no element: the array's min raises
+        addresses = feature_map_addresses(fm)
+        return int(addresses.min()), int(addresses.max())
+    return min(lows), max(highs)
+
+
+def _channel_corners(depth: int) -> list[int]:
+    """The channels where `(c // 16) * brick + (c % 16) * channel` can be extreme: the first
+    and last of the first brick, of the last full brick and of the (partial) last brick."""
+    last = depth - 1
+    candidates = {0, 15, last - last % 16 - 16, last - last % 16 - 1, last - last % 16, last}
+    return sorted(c for c in candidates if 0 <= c <= last)
+
+
+def _tile_ranges(
+    tiles: ethosu.TileBoxAttr, height: int, width: int
+) -> list[tuple[int, tuple[int, int], tuple[int, int]]]:
+    """Each tile with elements: its base address and the first and last local row and column
+    (tiles 0 and 2 are the columns left of `width_0`, split at row `height_0`; tiles 1 and 3
+    the others, split at `height_1`)."""
+    split_x = min(max(tiles.width_0, 0), width)
+    found = []
+    for tile, (x0, x1, x_origin, split) in enumerate(
+        [(0, split_x, 0, tiles.height_0), (split_x, width, tiles.width_0, tiles.height_1)]
+    ):
+        split_y = min(max(split, 0), height)
+        for below, (y0, y1, y_origin) in enumerate([(0, split_y, 0), (split_y, height, split)]):
+            if y0 < y1 and x0 < x1:
+                base = tiles.addresses[tile + 2 * below]
+                found.append((base, (y0 - y_origin, y1 - 1 - y_origin), (x0 - x_origin, x1 - 1 - x_origin)))
+    return found
 
 
 class EthosUMachine:

@@ -241,11 +241,20 @@ class _Problem:
     def named(self, offsets: list[int]) -> dict[str, int]:
         return {b.name: offsets[i] for i, b in enumerate(self.items)}
 
-    def first_fit(self, order: Sequence[int]) -> list[int]:
-        """Each buffer, in `order`, at the lowest offset free over its whole lifetime."""
-        offsets = [-1] * len(self.items)
+    def first_fit(self, order: Sequence[int], placed: int = 0, previous: Sequence[int] = ()) -> list[int]:
+        """Each buffer, in `order`, at the lowest offset free over its whole lifetime.
+
+        With `previous`, the offsets first fit gave an order that starts with the same `placed`
+        buffers: those stay where they were (first fit places each buffer by those before it
+        alone), and only the rest are placed again."""
         sizes, overlaps = self.sizes, self.overlaps
-        for i in order:
+        if placed:
+            offsets = list(previous)
+            for i in order[placed:]:
+                offsets[i] = -1
+        else:
+            offsets = [-1] * len(self.items)
+        for i in order[placed:]:
             size = sizes[i]
             conflicts = [(offsets[j], offsets[j] + sizes[j]) for j in overlaps[i] if offsets[j] >= 0]
             conflicts.sort()
@@ -276,11 +285,14 @@ class _Problem:
             candidate = list(current)
             if top > 0 and rng.random() < 0.7:
                 item = candidate.pop(top)
-                candidate.insert(rng.randrange(0, top), item)
+                moved = rng.randrange(0, top)
+                candidate.insert(moved, item)
             else:
                 a, b = rng.randrange(len(candidate)), rng.randrange(len(candidate))
                 candidate[a], candidate[b] = candidate[b], candidate[a]
-            candidate_offsets = self.first_fit(candidate)
+                moved = min(a, b)
+            # The buffers before the first moved one keep their offsets.
+            candidate_offsets = self.first_fit(candidate, moved, current_offsets)
             candidate_peak = self.peak(candidate_offsets)
             if candidate_peak <= best[0]:
                 best = (candidate_peak, candidate, candidate_offsets)

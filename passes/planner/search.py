@@ -102,7 +102,14 @@ from cascade.passes.planner.memory import (
 )
 from cascade.passes.planner.placement import align
 from cascade.passes.planner.program import SPATIAL_AXES, ProgramGraph
-from cascade.passes.planner.stripes import UNSTRIPED, AxisTrack, CascadeGeometry, StripeConfig, simulate_axis
+from cascade.passes.planner.stripes import (
+    UNSTRIPED,
+    AxisTrack,
+    CascadeGeometry,
+    PriceClass,
+    StripeConfig,
+    simulate_axis,
+)
 
 STRIPE_COUNTS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256)
 """Numbers of row (or column) stripes tried for 1-D striping; the extent itself is added."""
@@ -396,6 +403,31 @@ class Pricer:
         if height == shape[1] and width == shape[2]:
             return self.whole(op, weights_in_sram, pipelined, spilled)
         return self._interpolated(op, height, width, weights_in_sram, pipelined, spilled)
+
+    def add_stripes(
+        self,
+        total: float,
+        op: int,
+        rows: Sequence[tuple[PriceClass, int, int]],
+        columns: Sequence[tuple[PriceClass, int, int]],
+        weights_in_sram: bool,
+        spilled: frozenset[str] = frozenset(),
+    ) -> float:
+        """`total` plus `stripe` (pipelined) of every row class by column class of a 4-d
+        output, each times its count: the search's hottest sum, with the memo read inline."""
+        pipelined = self._pipelined is not None
+        shape = self.graph.output_shape(op)
+        interpolations = self._interpolations
+        for (height, _, _), row_count, _ in rows:
+            for (width, _, _), column_count, _ in columns:
+                if height == shape[1] and width == shape[2]:
+                    price = self.whole(op, weights_in_sram, pipelined, spilled)
+                else:
+                    price = interpolations.get((op, height, width, weights_in_sram, pipelined, spilled))
+                    if price is None:
+                        price = self._interpolated(op, height, width, weights_in_sram, pipelined, spilled)
+                total += row_count * column_count * price
+        return total
 
     def channel_slice(self, op: int, depth: int, pipelined: bool = False, spilled: frozenset[str] = frozenset()) -> int:
         """Cycles of the whole output of `op` restricted to `depth` output channels, weights in
@@ -834,10 +866,7 @@ class Candidates:
             else:
                 # `price_boxes` and `box` without building the boxes: an interpolated price
                 # depends on the box's height and width alone.
-                for (height, _, _), row_count, _ in rows:
-                    for (width, _, _), column_count, _ in columns:
-                        price = pricer.stripe(op, height, width, weights_in_sram, True, spilled)
-                        total += row_count * column_count * price
+                total = pricer.add_stripes(total, op, rows, columns, weights_in_sram, spilled)
             totals.append(round(total))
         cycles = self._op_cycles[key] = (totals[0], totals[1])
         return cycles

@@ -11,6 +11,7 @@ accelerator are drawn from a fixed seed.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from ethosu.vela.architecture_allocator import try_block_config
@@ -19,6 +20,7 @@ from ethosu.vela.ethos_u55_regs.ethos_u55_regs import resampling_mode
 from ethosu.vela.operation import Kernel as VelaKernel
 from ethosu.vela.operation import NpuBlockType
 
+from cascade.ethos_u import performance
 from cascade.ethos_u.arch import ACCELERATOR_NAMES, AcceleratorConfig, accelerator, vela_default_arch
 from cascade.ethos_u.performance import (
     Activation,
@@ -157,3 +159,52 @@ def test_a_scalar_second_input_leaves_room_for_taller_blocks() -> None:
 
     assert tallest(scalar) == 28
     assert tallest(full) == 12
+
+
+def _stripes(whole: NpuOp) -> list[NpuOp]:
+    """`whole` cut to stripes of a few heights (its inputs cut in proportion)."""
+    stripes = []
+    for rows in sorted({1, 2, 3, 5, 8, 33, whole.ofm[0]} & set(range(1, whole.ofm[0] + 1))):
+        ifm_rows = max(1, whole.ifm[0] * rows // whole.ofm[0])
+        ifm2 = whole.ifm2 if whole.ifm2 in (None, (1, 1, 1)) else (ifm_rows, *whole.ifm2[1:])
+        stripes.append(replace(whole, ifm=(ifm_rows, *whole.ifm[1:]), ofm=(rows, *whole.ofm[1:]), ifm2=ifm2))
+    return stripes
+
+
+def _check_shared_candidates(op: NpuOp, accel: AcceleratorConfig) -> None:
+    traversal = performance.choose_traversal(op)
+    grid = performance._searched_grid(op, accel, frozenset(performance._searched_depths(op.ofm[2], accel)))
+    ifm_blocks = performance._ifm_blocks(op, *grid, accel, traversal)
+    fits = performance._fits_shram(op, *grid, accel, traversal, ifm_blocks)
+    got_traversal, got_grid, got_ifm_blocks, got_fits = performance._candidates(
+        performance._candidate_key(op, accel), accel
+    )
+    assert got_traversal is traversal, (accel.name, op)
+    for expected, got in zip((*grid, *ifm_blocks, fits), (*got_grid, *got_ifm_blocks, got_fits), strict=True):
+        assert expected.tolist() == got.tolist(), (accel.name, op)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_operations_sharing_candidates_search_the_same_blocks(seed: int) -> None:
+    """The block search reads its candidates (blocks, their IFM blocks, the SHRAM fit) from a
+    memo shared by operations that differ in height; they must be those the operation itself
+    gives. Stripes of every height of random operations check it."""
+    rng = random.Random(100 + seed)
+    shared = 0
+    for _ in range(40):
+        accel = accelerator(rng.choice(ACCELERATOR_NAMES))
+        stripes = _stripes(_random_op(rng))
+        for op in stripes:
+            _check_shared_candidates(op, accel)
+        shared += len({performance._candidate_key(op, accel) for op in stripes}) < len(stripes)
+    # Some stripes do share (the memo is used).
+    assert shared > 0
+
+
+def test_a_scalar_second_input_is_kept_apart_in_the_shared_candidates() -> None:
+    # The operations of the scalar test above: a scalar second input fits taller blocks, so
+    # it must not share candidates with a full one.
+    accel = accelerator("ethos-u55-64")
+    for ifm2 in ((1, 1, 1), (49, 4, 144)):
+        for op in _stripes(NpuOp(NpuKind.ELEMENTWISE, (49, 4, 144), (49, 4, 144), ifm2=ifm2, sub_kind="mul")):
+            _check_shared_candidates(op, accel)

@@ -6,7 +6,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cascade.passes.planner.placement import ALIGNMENT, Buffer, max_live, place, step_totals, storage_of
+from cascade.passes.planner.placement import (
+    ALIGNMENT,
+    Buffer,
+    _Problem,
+    max_live,
+    place,
+    step_totals,
+    storage_of,
+)
 
 
 def assert_valid(buffers: list[Buffer], offsets: dict[str, int]) -> None:
@@ -90,6 +98,19 @@ def test_random_placements_are_valid(buffers):
     assert_valid(buffers, placement.offsets)
     assert placement.peak >= max_live(buffers)
     assert placement.peak == max((placement.offsets[b.name] + b.size for b in buffers if b.size), default=0)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(buffer_lists(), st.data())
+def test_first_fit_from_a_kept_prefix_is_first_fit_afresh(buffers, data):
+    # The hill climb re-places only the buffers from the first one it moved: the result must be
+    # what placing the whole new order gives.
+    problem = _Problem(buffers)
+    order = data.draw(st.permutations(range(len(buffers))))
+    moved = data.draw(st.integers(0, len(buffers) - 1))
+    tail = data.draw(st.permutations(order[moved:]))
+    changed = [*order[:moved], *tail]
+    assert problem.first_fit(changed, moved, problem.first_fit(order)) == problem.first_fit(changed)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
