@@ -118,6 +118,7 @@ class EthosUCostModel:
         self.layouts: dict[str, Layout] = dict(layouts or {})
         self._encoded: dict[tuple[object, ...], int] = {}
         self._keys: dict[int, tuple[OpInfo, tuple[object, ...] | None]] = {}
+        self._volumes: dict[tuple[object, ...], np.ndarray | None] = {}
         # Regions of one operator often lower to the same NPU operation (a 1x1 convolution's
         # stripe prices the same wherever it lies): price each once. Never modified once made.
         self._performances: dict[tuple[object, ...], OpPerformance] = {}
@@ -247,9 +248,9 @@ class EthosUCostModel:
         if op.kind not in ("conv2d", "depthwise_conv2d", "transpose_conv2d", "fully_connected") or not op.weights:
             return None
         values = op.attributes.get("weight_values")
-        digest = (
-            hashlib.sha1(np.ascontiguousarray(values).tobytes()).hexdigest() if isinstance(values, np.ndarray) else None
-        )
+        digest = None
+        if isinstance(values, np.ndarray):
+            digest = (values.dtype.str, hashlib.sha1(np.ascontiguousarray(values).tobytes()).hexdigest())
         return (op.name, op.kind, op.output.shape, op.weights[0].shape, digest, op.attributes.get("weight_zero_points"))
 
     def weight_slice_bytes(self, op: OpInfo, depth: int) -> int:
@@ -280,7 +281,7 @@ class EthosUCostModel:
             return 0
         npu = lowered[0].npu
         block = select_block_config(npu, self.arch.accelerator)
-        volume = self._ohwi_weights(op, npu.kernel.height, npu.kernel.width, npu.ofm[2])
+        volume = self._encoder_weights(op, npu.kernel.height, npu.kernel.width, npu.ofm[2])
         if volume is None:
             # No constant data (a hand-built operator): assume incompressible int8 weights.
             return _round_up(raw, ALIGNMENT)
@@ -348,6 +349,17 @@ class EthosUCostModel:
         ncores = ethosu.cores(self.arch.accelerator.name)
         shares = [len(range(core, channels, ncores)) for core in range(min(ncores, channels))]
         return sum(_round_up(SCALE_RECORD_BYTES * share, ALIGNMENT) for share in shares)
+
+    def _encoder_weights(self, op: OpInfo, kernel_h: int, kernel_w: int, channels: int) -> np.ndarray | None:
+        """`_ohwi_weights`, memoised on the weights' values: every slice depth the planner sizes
+        encodes the whole tensor again. Read-only, as it is shared."""
+        key = (self._keys[id(op)][1], kernel_h, kernel_w, channels)
+        if key not in self._volumes:
+            volume = self._ohwi_weights(op, kernel_h, kernel_w, channels)
+            if volume is not None:
+                volume.flags.writeable = False
+            self._volumes[key] = volume
+        return self._volumes[key]
 
     @staticmethod
     def _ohwi_weights(op: OpInfo, kernel_h: int, kernel_w: int, channels: int) -> np.ndarray | None:

@@ -113,7 +113,7 @@ def _constant_values(value: SSAValue) -> np.ndarray | None:
     if not isinstance(owner, ConstantOp) or not isinstance(owner.value, DenseIntOrFPElementsAttr):
         return None
     try:
-        return constant_array(owner.value).astype(np.int64)
+        return constant_array(owner.value)
     except (InterpretationError, TypeError, ValueError):  # float, odd-width or misshapen data
         return None
 
