@@ -277,11 +277,11 @@ class _Problem:
         rng = random.Random(20240917)
         offsets = self.first_fit(order)
         best = (self.peak(offsets), list(order), offsets)
+        top = self._top(best[1], best[2])
         for _ in range(effort):
             if best[0] <= lower_bound:
                 break
             current, current_offsets = best[1], best[2]
-            top = max(range(len(current)), key=lambda k: (current_offsets[current[k]] + self.sizes[current[k]], -k))
             candidate = list(current)
             if top > 0 and rng.random() < 0.7:
                 item = candidate.pop(top)
@@ -296,7 +296,13 @@ class _Problem:
             candidate_peak = self.peak(candidate_offsets)
             if candidate_peak <= best[0]:
                 best = (candidate_peak, candidate, candidate_offsets)
+                top = self._top(candidate, candidate_offsets)
         return best[0], best[2]
+
+    def _top(self, order: list[int], offsets: list[int]) -> int:
+        """The position in `order` of the buffer that ends highest (the first on ties)."""
+        sizes = self.sizes
+        return max(range(len(order)), key=lambda k: (offsets[order[k]] + sizes[order[k]], -k))
 
 
 _BLOCK_PREFIX = "\0step-block:"
