@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from functools import lru_cache
+from functools import lru_cache, wraps
 from types import ModuleType
 from typing import TYPE_CHECKING, ClassVar, Self, TypedDict, TypeVar
 
@@ -148,6 +148,28 @@ def _vela() -> ModuleType:
     return api
 
 
+_AttrT = TypeVar("_AttrT", bound=Attribute)
+_VelaT = TypeVar("_VelaT")
+
+
+def _shared_vela(build: Callable[[_AttrT], _VelaT]) -> Callable[[_AttrT], _VelaT]:
+    """Makes an attribute's Vela conversion build its object once and return that one object
+    on every call: attributes are immutable and the lowering interns them, so a stream of
+    2,500 commands holds only a few hundred distinct feature maps, tiles and shapes. The
+    shared object is read-only by convention (Vela's command stream generator only reads)."""
+    key = f"_{build.__name__}"
+
+    @wraps(build)
+    def convert(self: _AttrT) -> _VelaT:
+        cached = self.__dict__.get(key)
+        if cached is None:
+            cached = build(self)
+            self.__dict__[key] = cached  # a frozen dataclass: bypass its __setattr__
+        return cached
+
+    return convert
+
+
 # --------------------------------------------------------------------------- #
 # Enums: member names equal the `ethosu.vela.api` member names, values are the syntax.
 # --------------------------------------------------------------------------- #
@@ -245,8 +267,10 @@ class ActivationKind(StrEnum):
 _EnumT = TypeVar("_EnumT", bound=StrEnum)
 
 
+@lru_cache(maxsize=256, typed=True)
 def _enum_to_vela(value: StrEnum, vela_enum_name: str) -> Enum:
-    """The member of `ethosu.vela.api.<vela_enum_name>` named like `value`."""
+    """The member of `ethosu.vela.api.<vela_enum_name>` named like `value` (memoised: every
+    command converts four or five enums)."""
     return getattr(_vela(), vela_enum_name)[value.name]
 
 
@@ -494,6 +518,7 @@ class Shape3DAttr(_IntTupleAttr):
         super().verify()
         self._verify_non_negative("shape")
 
+    @_shared_vela
     def to_vela(self) -> vela_api.NpuShape3D:
         return _vela().NpuShape3D(self.height, self.width, self.depth)
 
@@ -532,6 +557,7 @@ class PaddingAttr(_IntTupleAttr):
         super().verify()
         self._verify_non_negative("padding")
 
+    @_shared_vela
     def to_vela(self) -> vela_api.NpuPadding:
         return _vela().NpuPadding(self.top, self.left, self.bottom, self.right)
 
@@ -579,6 +605,7 @@ class AddressRangeAttr(_IntTupleAttr):
         region = "shram" if self.region == SHRAM_REGION else str(self.region)
         printer.print_string(f"<{region}, {_format_address(self.address)}, {self.length}>")
 
+    @_shared_vela
     def to_vela(self) -> vela_api.NpuAddressRange:
         return _vela().NpuAddressRange(self.region, self.address, self.length)
 
@@ -658,6 +685,7 @@ class KernelAttr(_IntTupleAttr):
             text += f", dilation [{self.dilation_y}, {self.dilation_x}]"
         printer.print_string(f"<{text}>")
 
+    @_shared_vela
     def to_vela(self) -> vela_api.NpuKernel:
         return _vela().NpuKernel(
             self.width, self.height, self.stride_x, self.stride_y, self.dilation_x, self.dilation_y
@@ -728,6 +756,7 @@ class TileBoxAttr(_IntTupleAttr):
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<{self.body_text()}>")
 
+    @_shared_vela
     def to_vela(self) -> vela_api.NpuTileBox:
         return _vela().NpuTileBox(self.height_0, self.height_1, self.width_0, list(self.addresses))
 
@@ -782,6 +811,7 @@ class QuantizationAttr(ParametrizedAttribute):
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<{self.body_text()}>")
 
+    @_shared_vela
     def to_vela(self) -> vela_api.NpuQuantization:
         return _vela().NpuQuantization(self.scale_value, self.zero_point.data)
 
@@ -885,6 +915,7 @@ class ActivationAttr(ParametrizedAttribute):
             parts.append(f"max {_format_real(self.max_value)}")
         printer.print_string(f"<{_join(parts)}>")
 
+    @_shared_vela
     def to_vela(self) -> vela_api.NpuActivation:
         activation = _vela().NpuActivation(_enum_to_vela(self.kind.data, "NpuActivationOp"))
         activation.min = self.min_value
@@ -935,6 +966,7 @@ class ScalarAttr(ParametrizedAttribute):
             text += f", quant {quant.body_text()}"
         printer.print_string(f"<{text}>")
 
+    @_shared_vela
     def to_vela_feature_map(self) -> vela_api.NpuFeatureMap:
         """The IFM2 that Vela expects beside `ifm2_scalar`. Vela reads only its data type and
         quantization; the rest stays at the `NpuFeatureMap()` defaults (NHWC, region 0)."""
@@ -1130,6 +1162,7 @@ class FeatureMapAttr(ParametrizedAttribute):
             printer.print_string_literal(debug_name)
         printer.print_string(">")
 
+    @_shared_vela
     def to_vela(self) -> vela_api.NpuFeatureMap:
         fm = _vela().NpuFeatureMap()
         fm.data_type = _enum_to_vela(self.data_type.data, "NpuDataType")
@@ -1358,6 +1391,31 @@ class _BlockOp(IRDLOperation):
             "fused_quantize": UnitAttr() if options.get("fused_quantize") else None,
             "debug_name": None if debug_name is None else StringAttr(debug_name),
         }
+
+    def with_block(
+        self,
+        block_config: Shape3DAttr | Sequence[int],
+        weights: Sequence[AddressRangeAttr] = (),
+        biases: Sequence[AddressRangeAttr] = (),
+    ) -> Self:
+        """A copy with another block config and other weight and bias ranges: the op the
+        constructor would build from the same arguments but these, its properties in the same
+        order (the generic syntax prints them in that order). The lowering builds each
+        stripe's command first without them, to search its block config."""
+        changed: dict[str, Attribute | None] = {
+            "weights": ArrayAttr(weights) if weights else None,
+            "biases": ArrayAttr(biases) if biases else None,
+        }
+        properties: dict[str, Attribute] = {}
+        for name, value in self.properties.items():
+            if name in changed:
+                continue
+            if name == "block_config":
+                # `_common_properties` order: ..., weights, biases, block_config, ...
+                properties |= {k: v for k, v in changed.items() if v is not None}
+                value = _shape(block_config)
+            properties[name] = value
+        return type(self).create(properties=properties, attributes=dict(self.attributes))
 
     @property
     def weight_ranges(self) -> tuple[AddressRangeAttr, ...]:

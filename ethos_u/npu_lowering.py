@@ -12,8 +12,9 @@ that stripe:
   `rolling_tiles`);
 * the block config is one of `npu_find_block_configs`, and the weights are encoded with
   `npu_encode_weights` for exactly that block depth and traversal;
-* the per-channel bias/scale records are packed with `npu_encode_bias` from TFLite's exact
-  requantization (`quantize_multiplier`, the one the `nn` interpreter uses);
+* the per-channel bias/scale records are packed as Vela's `npu_encode_bias` packs them (all
+  channels at once, in numpy) from TFLite's exact requantization (`quantize_multiplier`, the
+  one the `nn` interpreter uses);
 * fused activations become the clamp Vela emits, expressed so that Vela quantizes it back to
   exactly TFLite's `CalculateActivationRangeQuantized` bounds.
 
@@ -40,7 +41,11 @@ from xdsl.ir import Operation, SSAValue
 
 from cascade.dialects import ethosu, nn
 from cascade.dialects.access import AccessRelation, Region
-from cascade.interpreter.quantization import activation_range, quantize_multiplier
+from cascade.interpreter.quantization import (
+    activation_range,
+    quantize_multiplier,
+    round_half_away_from_zero_array,
+)
 from cascade.passes.planner.graph import OpInfo
 
 __all__ = [
@@ -343,20 +348,93 @@ def bias_records(
     Memoised on the values: a cascade emits the same records again at every stripe.
     """
     biases = np.asarray(bias, dtype=np.int64)
-    scales = np.array([float(weight_scales[channel]) for channel in range(len(biases))], dtype=np.float64)
+    if len(weight_scales) == len(biases):
+        scales = np.asarray(weight_scales, dtype=np.float64)
+    else:
+        scales = np.array([float(weight_scales[channel]) for channel in range(len(biases))], dtype=np.float64)
     return _bias_records(biases.tobytes(), float(input_scale), scales.tobytes(), float(output_scale))
 
 
 @lru_cache(maxsize=256)
 def _bias_records(bias: bytes, input_scale: float, weight_scales: bytes, output_scale: float) -> bytes:
+    biases = np.frombuffer(bias, dtype=np.int64)
+    scales = np.frombuffer(weight_scales, dtype=np.float64)
+    packed = _packed_bias_records(biases, input_scale, scales, output_scale)
+    if packed is None:
+        return _bias_records_per_channel(biases, input_scale, scales, output_scale)
+    return _pad16(packed)
+
+
+def _bias_records_per_channel(
+    biases: np.ndarray, input_scale: float, weight_scales: np.ndarray, output_scale: float
+) -> bytes:
+    """The records one channel at a time through Vela's `npu_encode_bias`: the reference
+    `_packed_bias_records` reproduces, and the path that raises on values it cannot pack."""
     from ethosu.vela.api import npu_encode_bias
 
     records = bytearray()
-    scales = np.frombuffer(weight_scales, dtype=np.float64).tolist()
-    for b, weight_scale in zip(np.frombuffer(bias, dtype=np.int64), scales, strict=True):
+    for b, weight_scale in zip(biases, weight_scales.tolist(), strict=True):
         multiplier, shift = _npu_scale(input_scale * weight_scale / output_scale)
         records += npu_encode_bias(np.int64(b), multiplier, shift)
     return _pad16(records)
+
+
+_BIAS_LIMIT = 1 << 39
+"""Biases are signed 40-bit: [-2**39, 2**39)."""
+
+_BIAS_RECORD = np.dtype([("bias", "<i8"), ("scale", "<u4"), ("shift", "u1")])
+"""Little-endian fields from which a record's 10 bytes are cut: bias bytes 0-4, scale 5-8, shift 9."""
+
+
+def _packed_bias_records(
+    biases: np.ndarray, input_scale: float, weight_scales: np.ndarray, output_scale: float
+) -> bytes | None:
+    """`_bias_records_per_channel` (unpadded) for all channels at once, byte for byte, or None
+    if a channel needs the per-channel path: a bias beyond 40 bits, a negative or non-finite
+    scale, or a shift outside the 6-bit field (Vela asserts, `_npu_scale` raises).
+
+    Each record is Vela's `encode_bias` layout, 80 bits little-endian: bias (40-bit two's
+    complement, the low 5 bytes of the int64), scale (u32), shift (6 bits, top 2 bits 0).
+    E.g. bias -1, scale 0x40000000, shift 38: `ff ff ff ff ff 00 00 00 40 26`.
+    """
+    with np.errstate(all="ignore"):
+        # The same two IEEE double operations, in the same order, as the scalar path.
+        reals = input_scale * weight_scales / output_scale
+    if not (np.all(np.isfinite(reals)) and np.all(reals >= 0.0)):
+        return None
+    if np.any(biases < -_BIAS_LIMIT) or np.any(biases >= _BIAS_LIMIT):
+        return None
+    multipliers, npu_shifts = _npu_scales(reals)
+    if np.any((npu_shifts < 0) | (npu_shifts >= 64)):
+        return None
+    fields = np.empty(len(biases), dtype=_BIAS_RECORD)
+    fields["bias"] = biases
+    fields["scale"] = multipliers
+    fields["shift"] = npu_shifts
+    # Each 13-byte field row: bias int64 (bytes 0-7), scale (8-11), shift (12); keep 0-4, 8-12.
+    rows = fields.view(np.uint8).reshape(len(biases), _BIAS_RECORD.itemsize)
+    return np.concatenate((rows[:, 0:5], rows[:, 8:13]), axis=1).tobytes()
+
+
+def _npu_scales(reals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`_npu_scale` of finite, non-negative reals, element-wise: int64 (scale, NPU shift);
+    the shift of a zero scale is 0, others may lie outside 0-63 (the caller checks).
+
+    `frexp` gives `q` in [0.5, 1), and `q * 2**31` is exact (a 53-bit mantissa scaled by a
+    power of two), so rounding it half away from zero matches the scalar `quantize_multiplier`:
+    e.g. 0.3 is `0.6 * 2**-1` and `0.6 * 2**31` is 1288490188.8, giving scale 1288490189 and
+    NPU shift `31 - (-1) = 32`.
+    """
+    fractions, exponents = np.frexp(reals)
+    fixed = round_half_away_from_zero_array(fractions * float(1 << 31)).astype(np.int64)
+    # q rounded up to 2**31: halve it and shift one more (TFLite's `q_fixed == 1 << 31`).
+    carry = fixed == (1 << 31)
+    fixed = np.where(carry, fixed // 2, fixed)
+    shifts = exponents.astype(np.int64) + carry
+    # Shifts below -31 flush to a zero multiplier; zero multipliers get NPU shift 0.
+    fixed = np.where(shifts < -31, 0, fixed)
+    npu_shifts = np.where(fixed == 0, 0, 31 - shifts)
+    return fixed, npu_shifts
 
 
 def _npu_scale(real: float) -> tuple[int, int]:
@@ -808,7 +886,9 @@ def lower_op(
                 # Per core: its bias records, then its weights.
                 encoded[(*key, plan.block_depth)] = ([b.range for b in blobs[0::2]], [b.range for b in blobs[1::2]])
             ranges = encoded[(*key, plan.block_depth)]
-        command = builder(op, placements, stripe, plan, ranges, stripe_block)
+        # The probe with its block and constants: the command a second build would give.
+        biases, weights = ranges if ranges is not None else ([], [])
+        command = probe.with_block(stripe_block, weights, biases)
         extra: list[ethosu.EthosUCommand] = []
         if isinstance(op, nn.PadOp):
             interior, _ = _pad_interior(op, stripe)
@@ -816,7 +896,7 @@ def lower_op(
                 for box in _pad_border(stripe, interior):
                     fill_probe = _pad_fill(op, placements, box, (1, 1, 1))
                     fill_block = pick_block_config(block_configs(fill_probe, accelerator), box.shape)
-                    extra.append(_pad_fill(op, placements, box, fill_block))
+                    extra.append(fill_probe.with_block(fill_block))
         lowered.stripes.append(LoweredStripe(stripe, [*lut_dma, command, *extra]))
         lut_dma = []
     return lowered

@@ -7,23 +7,36 @@ computations they replace, on randomised inputs: each would fail if its fast pat
 * `nn.QuantAttr` (scales rounded to float32 in one cast, zero points packed in one call)
   against `DenseArrayBase.from_list` of the per-element values;
 * interned attributes (`_IntTupleAttr.interned`, `Placement.feature_map`) against freshly
-  built ones, including the errors of invalid values.
+  built ones, including the errors of invalid values;
+* `bias_records` (scale and shift of all channels in numpy, records packed in one array)
+  against Vela's `npu_encode_bias` per channel, errors included;
+* the attributes' `to_vela` (one shared Vela object per attribute) against Vela objects built
+  field by field, converted in an interleaved order;
+* `_BlockOp.with_block` against the constructor given the same block and ranges: equal ops,
+  properties in the same order, the same generic text.
 """
 
 from __future__ import annotations
 
+import enum
+import math
+import random
 import re
+from collections.abc import Callable
+from io import StringIO
 
 import numpy as np
 import pytest
+from ethosu.vela import api
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects.builtin import DenseArrayBase, f64, i64
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from cascade.dialects import ethosu, nn
 from cascade.ethos_u import npu_lowering
-from cascade.ethos_u.npu_lowering import Box, NpuLoweringError, Placement
+from cascade.ethos_u.npu_lowering import Box, NpuLoweringError, Placement, _npu_scale, bias_records
 from cascade.ethos_u.tflite_output import _owners
 from cascade.interpreter.ethosu import _strides, feature_map_addresses, feature_map_extent
 
@@ -34,6 +47,7 @@ SETTINGS = settings(
     database=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+BIAS_SETTINGS = settings(SETTINGS, max_examples=400)
 
 
 def _reference_addresses(fm: ethosu.FeatureMapAttr) -> np.ndarray:
@@ -203,3 +217,286 @@ def test_activation_clamps_are_memoised_on_their_values() -> None:
     assert npu_lowering._clamp("RELU6", 0.05, -128, -128) is first
     assert first == ethosu.ActivationAttr(ethosu.ActivationKind.NONE_OR_RELU, None, (-8 + 128) * 0.05)
     assert npu_lowering._clamp("NONE", 0.05, 0, 0) is None
+
+
+def fields(value: object) -> object:
+    """A comparable structure of every field of a Vela object (recursively)."""
+    if isinstance(value, enum.Enum | str | int | float | type(None)):
+        return value
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # NamedTuple
+        return (type(value).__name__, *(fields(v) for v in value))
+    if isinstance(value, list | tuple):
+        return [fields(v) for v in value]
+    return {"class": type(value).__name__} | {k: fields(v) for k, v in vars(value).items()}
+
+
+# --------------------------------------------------------------------------- #
+# Bias records
+# --------------------------------------------------------------------------- #
+
+
+def _reference_records(biases: list[int], input_scale: float, weight_scales: list[float], output_scale: float) -> bytes:
+    """One `npu_encode_bias` per channel, of TFLite's scalar `quantize_multiplier`."""
+    records = bytearray()
+    for bias, weight_scale in zip(biases, weight_scales, strict=True):
+        multiplier, shift = _npu_scale(input_scale * weight_scale / output_scale)
+        records += api.npu_encode_bias(np.int64(bias), multiplier, shift)
+    return bytes(records) + bytes(-len(records) % 16)
+
+
+def _outcome(compute: Callable[..., object], *args: object) -> tuple[str, object]:
+    try:
+        return "ok", compute(*args)
+    except Exception as error:
+        return type(error).__name__, str(error)
+
+
+INT40 = 1 << 39
+biases_40 = st.integers(-INT40, INT40 - 1) | st.sampled_from([-INT40, INT40 - 1, -(2**31), 2**31 - 1, -1, 0, 1])
+fractions = st.floats(0.5, 1.0, exclude_max=True) | st.sampled_from([0.5, 1 - 2**-53, 1 - 2**-33, 1 - 2**-32])
+
+
+@st.composite
+def real_scales(draw: st.DrawFn, low: int = -36, high: int = 31) -> float:
+    """Requantization scales `q * 2**e` around the 6-bit shift's limits (`e` in [-31, 30]
+    fits; below flushes to 0, above 30 overflows), a few of them half-way cases of `q * 2**31`
+    and `q` close enough to 1 to round up to 2**31; or 0, or a subnormal."""
+    if draw(st.integers(0, 15)) == 0:
+        return draw(st.sampled_from([0.0, 5e-324, 2.2e-308, 1e-300]))
+    if draw(st.booleans()):
+        fraction = (draw(st.integers(2**30, 2**31 - 1)) + 0.5) / 2**31  # exactly half-way
+    else:
+        fraction = draw(fractions)
+    return math.ldexp(fraction, draw(st.integers(low, high)))
+
+
+@st.composite
+def channel_sets(draw: st.DrawFn, low: int = -36, high: int = 30) -> tuple[list[int], float, list[float], float]:
+    """Biases, an input scale, per-channel weight scales and an output scale whose ratio spans
+    tiny to huge: `in * w / out` is one of `real_scales` times a rounding error or two."""
+    count = draw(st.integers(0, 40))
+    biases = draw(st.lists(biases_40, min_size=count, max_size=count))
+    input_scale = draw(st.sampled_from([1.0, 0.5]) | st.floats(1e-6, 1.0))
+    output_scale = draw(st.sampled_from([1.0, 0.25]) | st.floats(1e-6, 1.0))
+    reals = draw(st.lists(real_scales(low, high), min_size=count, max_size=count))
+    weight_scales = [real * output_scale / input_scale for real in reals]
+    return biases, input_scale, weight_scales, output_scale
+
+
+@BIAS_SETTINGS
+@given(channel_sets())
+def test_bias_records_match_vela_per_channel(channels: tuple[list[int], float, list[float], float]) -> None:
+    biases, input_scale, weight_scales, output_scale = channels
+    expected = _outcome(_reference_records, biases, input_scale, weight_scales, output_scale)
+    records = _outcome(bias_records, np.asarray(biases, dtype=np.int64), input_scale, weight_scales, output_scale)
+    assert records == expected
+    # The values Vela accepts are packed in numpy, not handed to the per-channel path.
+    packed = npu_lowering._packed_bias_records(
+        np.asarray(biases, dtype=np.int64), input_scale, np.asarray(weight_scales, dtype=np.float64), output_scale
+    )
+    if expected[0] == "ok":
+        assert packed is not None
+        assert packed + bytes(-len(packed) % 16) == expected[1]
+
+
+@BIAS_SETTINGS
+@given(channel_sets(low=-40, high=34), st.sampled_from([None, 2**39, -(2**39) - 1, 2**63 - 1, -(2**63)]))
+def test_bias_records_raise_like_vela_per_channel(
+    channels: tuple[list[int], float, list[float], float], bad_bias: int | None
+) -> None:
+    """Shifts beyond 0-63 raise `NpuLoweringError`, biases beyond 40 bits Vela's assertion."""
+    biases, input_scale, weight_scales, output_scale = channels
+    if bad_bias is not None and biases:
+        biases[len(biases) // 2] = bad_bias
+    expected = _outcome(_reference_records, biases, input_scale, weight_scales, output_scale)
+    records = _outcome(bias_records, np.asarray(biases, dtype=np.int64), input_scale, weight_scales, output_scale)
+    assert records == expected
+
+
+@pytest.mark.parametrize(
+    ("input_scale", "weight_scale", "output_scale"),
+    [
+        (1.0, math.inf, 1.0),
+        (1.0, math.nan, 1.0),
+        (1.0, 0.5, 0.0),  # a ZeroDivisionError, as in the scalar path
+        (1e300, 1e300, 1e-300),
+        (1.0, -0.5, 1.0),  # a negative multiplier: Vela's assertion
+        (1.0, -1e-30, 1.0),  # negative but flushed to 0: a valid record
+        (1.0, -0.0, 1.0),
+    ],
+)
+def test_bias_records_of_odd_scales_take_the_per_channel_path(
+    input_scale: float, weight_scale: float, output_scale: float
+) -> None:
+    args = ([5, -7], input_scale, [0.25, weight_scale], output_scale)
+    expected = _outcome(_reference_records, *args)
+    assert _outcome(bias_records, np.asarray(args[0], dtype=np.int64), *args[1:]) == expected
+
+
+def test_bias_record_layout_is_vela_s() -> None:
+    # bias -1 (40-bit two's complement), scale 2**30 little-endian, shift 38: 0.5 * 2**-7.
+    record = bias_records(np.asarray([-1]), 1.0, [2.0**-8], 1.0)
+    assert record[:10] == bytes.fromhex("ffffffffff0000004026")
+    assert record[10:] == bytes(6)
+
+
+# --------------------------------------------------------------------------- #
+# Shared Vela objects of attributes
+# --------------------------------------------------------------------------- #
+
+
+def _reference_vela_fm(fm: ethosu.FeatureMapAttr) -> api.NpuFeatureMap:
+    """`NpuFeatureMap` field by field from the attribute's values."""
+    vela = api.NpuFeatureMap()
+    vela.data_type = api.NpuDataType[fm.data_type.data.name]
+    vela.region = fm.region.data
+    vela.shape = api.NpuShape3D(*fm.shape.as_tuple())
+    height_0, height_1, width_0, *addresses = fm.tiles.as_tuple()
+    vela.tiles = api.NpuTileBox(height_0, height_1, width_0, addresses)
+    quant = fm.quantization_or_none
+    vela.quantization = None if quant is None else api.NpuQuantization(quant.scale_value, quant.zero_point.data)
+    vela.layout = api.NpuLayout[fm.layout.data.name]
+    strides = fm.strides_or_none
+    vela.strides = None if strides is None else api.NpuShape3D(*strides.as_tuple())
+    vela.name = fm.debug_name_or_none
+    return vela
+
+
+@st.composite
+def named_feature_maps(draw: st.DrawFn) -> ethosu.FeatureMapAttr:
+    fm = draw(feature_maps())
+    quant = draw(st.sampled_from([None, (0.25, -3), (None, 5), (0.5, 0)]))
+    name = draw(st.sampled_from([None, "a", "b"]))
+    return ethosu.FeatureMapAttr(
+        fm.data_type.data, fm.region.data, fm.shape, fm.tiles, fm.layout.data, quant, fm.strides_or_none, name
+    )
+
+
+@SETTINGS
+@given(st.lists(named_feature_maps(), min_size=1, max_size=6), st.randoms(use_true_random=False))
+def test_shared_vela_feature_maps_equal_fresh_ones(fms: list[ethosu.FeatureMapAttr], rng: random.Random) -> None:
+    order = [*range(len(fms))] * 2
+    rng.shuffle(order)
+    converted = {index: fms[index].to_vela() for index in order}
+    for index, fm in enumerate(fms):
+        assert fields(converted[index]) == fields(_reference_vela_fm(fm))
+        assert fm.to_vela() is converted[index]  # built once
+        assert fields(fm.tiles.to_vela()) == fields(_reference_vela_fm(fm).tiles)
+
+
+@SETTINGS
+@given(
+    st.integers(1, 8),
+    st.integers(1, 8),
+    st.integers(1, 3),
+    st.integers(1, 2),
+    st.sampled_from([(0, 0, 0, 0), (1, 0, 2, 1)]),
+    st.sampled_from([None, (None, 6.0), (-1.0, 1.0)]),
+)
+def test_shared_vela_kernels_paddings_activations(
+    height: int,
+    width: int,
+    stride: int,
+    dilation: int,
+    padding: tuple[int, int, int, int],
+    clamp: tuple[float | None, float] | None,
+) -> None:
+    kernel = ethosu.KernelAttr(height, width, stride, stride + 1 if stride < 3 else 1, dilation, 1)
+    assert fields(kernel.to_vela()) == fields(api.NpuKernel(width, height, kernel.stride_x, stride, 1, dilation))
+    assert kernel.to_vela() is kernel.to_vela()
+    assert ethosu.PaddingAttr(*padding).to_vela() == api.NpuPadding(*padding)
+    if clamp is not None:
+        activation = ethosu.ActivationAttr(ethosu.ActivationKind.NONE_OR_RELU, *clamp)
+        expected = api.NpuActivation(api.NpuActivationOp.NONE_OR_RELU)
+        expected.min, expected.max, expected.lookup_table_index = clamp[0], clamp[1], 0
+        assert fields(activation.to_vela()) == fields(expected)
+
+
+# --------------------------------------------------------------------------- #
+# A probe command completed with its block and constants
+# --------------------------------------------------------------------------- #
+
+
+def _generic(op: ethosu.EthosUCommand) -> str:
+    stream = StringIO()
+    Printer(stream=stream, print_generic_format=True).print_op(op)
+    return stream.getvalue()
+
+
+# One or two (cores') ranges in one region.
+ranges = st.integers(0, 7).flatmap(
+    lambda region: st.lists(
+        st.builds(ethosu.AddressRangeAttr, st.just(region), st.integers(0, 64).map(lambda a: 16 * a), st.just(160)),
+        min_size=1,
+        max_size=2,
+    )
+)
+blocks = st.tuples(st.integers(1, 16), st.integers(1, 16), st.integers(1, 64))
+
+
+@st.composite
+def block_options(draw: st.DrawFn) -> dict[str, object]:
+    options: dict[str, object] = {}
+    if draw(st.booleans()):
+        options["activation"] = ethosu.ActivationAttr(ethosu.ActivationKind.NONE_OR_RELU, 0.0, 6.0)
+    for key, values in (
+        ("rounding_mode", list(ethosu.RoundingMode)),
+        ("ifm_upscale", list(ethosu.ResamplingMode)),
+        ("accumulator_type", list(ethosu.AccumulatorType)),
+        ("fused_quantize", [True, False]),
+        ("debug_name", ["stripe"]),
+    ):
+        if draw(st.booleans()):
+            options[key] = draw(st.sampled_from(values))
+    return options
+
+
+@st.composite
+def commands(draw: st.DrawFn) -> tuple[type, dict[str, object], bool]:
+    """A block command's class and constructor arguments (block config left out), and
+    whether it takes weights."""
+    fm = ethosu.FeatureMapAttr(ethosu.DataType.INT8, 1, (4, 4, 16), 0, quantization=(0.5, 1))
+    args: dict[str, object] = {"ifm": fm, "ofm": fm, **draw(block_options())}
+    kind = draw(st.sampled_from(["conv", "depthwise", "pool", "elementwise"]))
+    if kind in ("conv", "depthwise", "pool"):
+        args["kernel"] = ethosu.KernelAttr(3, 3)
+        args["padding"] = ethosu.PaddingAttr(1, 1, 1, 1)
+    if kind == "conv":
+        args["block_traversal"] = draw(st.sampled_from(list(ethosu.BlockTraversal)))
+        return ethosu.Conv2DOp, args, True
+    if kind == "depthwise":
+        return ethosu.DepthwiseConv2DOp, args, True
+    if kind == "pool":
+        args["rescale"] = draw(st.sampled_from([None, 0.5]))
+        return ethosu.PoolingOp, {"kind": draw(st.sampled_from(list(ethosu.PoolingKind))), **args}, False
+    args["ifm2"] = draw(st.sampled_from([None, fm, ethosu.ScalarAttr(2.0, ethosu.DataType.INT8)]))
+    args["reversed_operands"] = args["ifm2"] is not None and draw(st.booleans())
+    args["rescale"] = None if args["ifm2"] is None else draw(st.sampled_from([None, (3, 1)]))
+    unary = args["ifm2"] is None
+    kind_of = ethosu.ElementwiseKind.ABS if unary else ethosu.ElementwiseKind.ADD
+    return ethosu.ElementwiseOp, {"kind": kind_of, **args}, False
+
+
+@SETTINGS
+@given(commands(), blocks, ranges, ranges)
+def test_with_block_is_the_constructor_s_op(
+    command: tuple[type, dict[str, object], bool],
+    block: tuple[int, int, int],
+    weights: list[ethosu.AddressRangeAttr],
+    biases: list[ethosu.AddressRangeAttr],
+) -> None:
+    cls, args, has_weights = command
+    kind = args.pop("kind", None)
+    positional = () if kind is None else (kind,)
+    constants = {"weights": weights, "biases": (biases * 2)[: len(weights)]} if has_weights else {}
+    if has_weights:
+        probe = cls(*positional, block_config=(1, 1, 1), weights=[], biases=[], **args)
+    else:
+        probe = cls(*positional, block_config=(1, 1, 1), **args)
+    expected = cls(*positional, block_config=block, **constants, **args)
+    built = probe.with_block(block, **constants)
+    assert type(built) is cls
+    assert list(built.properties.items()) == list(expected.properties.items())
+    assert built.attributes == expected.attributes
+    assert _generic(built) == _generic(expected)
+    built.verify()
