@@ -456,11 +456,9 @@ def select_block_config(op: NpuOp, accel: AcceleratorConfig) -> BlockConfig:
 
 @lru_cache(maxsize=4096)
 def _select_block_config(op: NpuOp, accel: AcceleratorConfig) -> BlockConfig:
-    traversal, (height, width, depth), ifm_blocks, searched = _candidates(_candidate_key(op, accel), accel)
-    if not searched.any():
+    traversal, (height, width, depth), (ifm_h, ifm_w, ifm_d) = _fitting_blocks(_candidate_key(op, accel), accel)
+    if not height.size:
         raise ValueError(f"no block config fits the SHRAM for {op}")
-    height, width, depth = height[searched], width[searched], depth[searched]
-    ifm_h, ifm_w, ifm_d = (axis[searched] for axis in ifm_blocks)
     cost = _fetch_costs(op, (height, width, depth), (ifm_h, ifm_w, ifm_d))
     # Vela scans the blocks in order keeping the first cheapest; a later block of equal cost
     # replaces it only if it is at most 4x4 and covers at least as much of the IFM.
@@ -503,15 +501,21 @@ def _candidate_key(op: NpuOp, accel: AcceleratorConfig) -> NpuOp:
     )
 
 
-@lru_cache(maxsize=4096)
-def _candidates(op: NpuOp, accel: AcceleratorConfig) -> tuple[Traversal, Blocks, Blocks, np.ndarray]:
-    """For a `_candidate_key`: the traversal, the blocks searched, their IFM blocks and which
-    fit the SHRAM. Shared between calls, so never modified."""
+@lru_cache(maxsize=512)
+def _fitting_blocks(op: NpuOp, accel: AcceleratorConfig) -> tuple[Traversal, Blocks, Blocks]:
+    """For a `_candidate_key`: the traversal, the searched blocks that fit the SHRAM (in search
+    order) and their IFM blocks. Shared between calls, so read-only. Stripes of one operator
+    come one after another, so a small memo serves them; each entry holds a grid of up to a few
+    thousand blocks."""
     traversal = choose_traversal(op)
     height, width, depth = _searched_grid(op, accel, frozenset(_searched_depths(op.ofm[2], accel)))
     ifm_blocks = _ifm_blocks(op, height, width, depth, accel, traversal)
     fits = _fits_shram(op, height, width, depth, accel, traversal, ifm_blocks)
-    return traversal, (height, width, depth), ifm_blocks, fits
+    blocks = tuple(axis[fits] for axis in (height, width, depth))
+    ifm = tuple(axis[fits] for axis in ifm_blocks)
+    for axis in (*blocks, *ifm):
+        axis.flags.writeable = False
+    return traversal, blocks, ifm  # type: ignore[return-value]
 
 
 def _larger_ifm(op: NpuOp) -> Shape:
