@@ -242,9 +242,9 @@ def _feature_map_attr(
     quantization: tuple[float | None, int] | None,
     strides: tuple[int, int, int],
 ) -> ethosu.FeatureMapAttr:
-    """`FeatureMapAttr` of plain values, shared between equal values: lower_op builds every
-    command twice (a probe for the block search, then the command) and a cascade revisits the
-    same rolling-buffer rows, and each new attribute is verified anew (~0.1 ms)."""
+    """`FeatureMapAttr` of plain values, shared between equal values: the stripes of a cascade
+    revisit the same rolling-buffer rows and the same full tensors, and each new attribute is
+    verified anew (~0.1 ms). On mbv2_100_224 (U55-128), 971 distinct feature maps serve 2,452."""
     if quantization is not None and quantization[0] == 0:
         # 0.0 and -0.0 are equal keys but print differently; lowered scales are positive anyway.
         return _new_feature_map_attr(data_type, region, shape, tiles, layout, quantization, strides)
@@ -802,15 +802,6 @@ class _Plan:
     bias: np.ndarray | None = None  # int64 per output channel
     lut: bytes | None = None  # 256 int8 entries, indexed by the input value + 128
     lut_index: int = 0
-    windows: dict[Box, tuple[Box, ethosu.PaddingAttr]] = field(default_factory=dict)
-    """`_window_input` of each output stripe: lower_op builds every stripe's command twice."""
-
-    def window_input(self, op: nn.WindowOperation, output: Box) -> tuple[Box, ethosu.PaddingAttr]:
-        """`_window_input(op, output)`, memoised (`op` is the one operator being lowered)."""
-        window = self.windows.get(output)
-        if window is None:
-            window = self.windows[output] = _window_input(op, output)
-        return window
 
 
 def lower_op(
@@ -1018,7 +1009,7 @@ def _conv(
     ranges: _Ranges,
     block: tuple[int, int, int],
 ) -> ethosu.EthosUCommand:
-    in_box, padding = plan.window_input(op, stripe)
+    in_box, padding = _window_input(op, stripe)
     depthwise = isinstance(op, nn.DepthwiseConv2DOp)
     if depthwise:  # each output channel reads its own input channel
         in_box = Box(in_box.y, in_box.x, stripe.c, in_box.height, in_box.width, stripe.depth)
@@ -1072,7 +1063,7 @@ def _pool(
     ranges: _Ranges,
     block: tuple[int, int, int],
 ) -> ethosu.EthosUCommand:
-    in_box, padding = plan.window_input(op, stripe)
+    in_box, padding = _window_input(op, stripe)
     kind = ethosu.PoolingKind.MAX if op.kind.data == nn.PoolKind.MAX else ethosu.PoolingKind.AVERAGE
     # Input and output share one quantization, and TFLite pools the raw values: programming
     # zero point 0 on both sides makes the NPU average (and round) the raw values too, instead

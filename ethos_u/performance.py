@@ -162,6 +162,10 @@ class NpuOp:
         return count
 
 
+_npu_op_values = attrgetter(*(f.name for f in fields(NpuOp)))
+"""The field values of an `NpuOp` as a tuple, as the generated `__eq__` compares them."""
+
+
 @dataclass(frozen=True)
 class BlockConfig:
     """The OFM block the NPU produces at a time and the IFM block that feeds it."""
@@ -170,10 +174,6 @@ class BlockConfig:
     ifm_block: Shape
     traversal: Traversal
     accumulator_bits: int = 32
-
-
-_npu_op_values = attrgetter(*(f.name for f in fields(NpuOp)))
-"""The field values of an `NpuOp` as a tuple, as the generated `__eq__` compares them."""
 
 
 @dataclass(frozen=True)

@@ -244,9 +244,9 @@ class _Problem:
     def first_fit(self, order: Sequence[int], placed: int = 0, previous: Sequence[int] = ()) -> list[int]:
         """Each buffer, in `order`, at the lowest offset free over its whole lifetime.
 
-        With `previous`, the offsets first fit gave an order that starts with the same `placed`
-        buffers: those stay where they were (first fit places each buffer by those before it
-        alone), and only the rest are placed again."""
+        With `placed` > 0, `previous` must be the offsets first fit gave an order that starts
+        with the same `placed` buffers: those stay where they were (first fit places each buffer
+        by those before it alone), and only the rest are placed again."""
         sizes, overlaps = self.sizes, self.overlaps
         if placed:
             offsets = list(previous)

@@ -414,7 +414,10 @@ class Pricer:
         spilled: frozenset[str] = frozenset(),
     ) -> float:
         """`total` plus `stripe` (pipelined) of every row class by column class of a 4-d
-        output, each times its count: the search's hottest sum, with the memo read inline."""
+        output, each times its count: the search's hottest sum, with `stripe`'s choice and the
+        memo read inline (a unit test holds the two equal). It adds onto `total`, not a sum of
+        its own, so that the float additions run in the order they always have: the same
+        cycles to the last bit, so the same plans."""
         pipelined = self._pipelined is not None
         shape = self.graph.output_shape(op)
         interpolations = self._interpolations

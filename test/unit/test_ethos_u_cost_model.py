@@ -274,3 +274,64 @@ def test_a_plans_cycles_are_counted_on_its_exact_stripe_boxes(resnet8: list[OpIn
     assert striped >= 1
     # The recount matters: interpolation is off on some cascade of the smallest plan.
     assert budget is not None or interpolation_off >= 1
+
+
+def test_memoised_views_are_those_computed_afresh(resnet8: list[OpInfo]) -> None:
+    # The cost model memoises each region's lowering and each operator's encoder-ready
+    # weights; both must be what a fresh computation gives, and `Pricer.add_stripes` (the
+    # search's inlined sum of stripe prices) must add exactly what `Pricer.stripe` prices.
+    import pickle
+    from itertools import product
+
+    from cascade.ethos_u.performance import NpuOp
+    from cascade.passes.planner.program import ProgramGraph
+    from cascade.passes.planner.search import Pricer
+
+    class Program:
+        ops = tuple(resnet8)
+        graph_inputs = (resnet8[0].inputs[0].name,)
+        graph_outputs = (resnet8[-1].output.name,)
+
+    graph = ProgramGraph.build(Program())
+    cost = EthosUCostModel(arch_config("ethos-u55-128"))
+    checked = 0
+    for op in resnet8:
+        if len(op.output.shape) != 4:
+            continue
+        full = Region.full(op.output.shape)
+        for rows in (1, 3, op.output.shape[1]):
+            region = Region((0, op.output.shape[1] - rows, 0, 0), (1, rows, *op.output.shape[2:]))
+            for output in (region, full, None):
+                fresh = lower(op, output, cost.layouts, cost.encoded_weight_bytes(op))
+                assert list(cost.lower(op, output)) == fresh
+                assert cost.lower(op, output) is cost.lower(op, output)  # memoised
+                for step in fresh:
+                    npu = step.npu
+                    assert hash(npu) == hash(tuple(getattr(npu, name) for name in npu.__dataclass_fields__))
+                    copy = pickle.loads(pickle.dumps(npu))
+                    assert isinstance(copy, NpuOp)
+                    assert copy == npu
+                    assert "_hash" not in copy.__dict__
+                    assert hash(copy) == hash(npu)
+                    checked += 1
+        if op.kind in ("conv2d", "depthwise_conv2d"):
+            npu = cost.lower(op)[0].npu
+            args = (op, npu.kernel.height, npu.kernel.width, npu.ofm[2])
+            cost.encoded_weight_bytes(op)  # keys the operator's weights
+            kept = cost._encoder_weights(*args)
+            assert np.array_equal(kept, EthosUCostModel._ohwi_weights(*args))
+            assert not kept.flags.writeable
+    assert checked > 50
+    pricer = Pricer(graph, cost)
+    for index, op in enumerate(resnet8):
+        shape = op.output.shape
+        if len(shape) != 4:
+            continue
+        heights, widths = sorted({1, 3, shape[1]}), sorted({2, shape[2]})
+        rows = tuple(((h, h == shape[1], False), count, 0) for h, count in zip(heights, (3, 1, 2), strict=False))
+        columns = tuple(((w, True, w == shape[2]), count, 0) for w, count in zip(widths, (2, 1), strict=False))
+        for weights_in_sram in (True, False):
+            expected = 7.0
+            for ((h, _, _), rc, _), ((w, _, _), cc, _) in product(rows, columns):
+                expected += rc * cc * pricer.stripe(index, h, w, weights_in_sram, True)
+            assert pricer.add_stripes(7.0, index, rows, columns, weights_in_sram) == expected

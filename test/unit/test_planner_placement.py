@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -111,6 +113,38 @@ def test_first_fit_from_a_kept_prefix_is_first_fit_afresh(buffers, data):
     tail = data.draw(st.permutations(order[moved:]))
     changed = [*order[:moved], *tail]
     assert problem.first_fit(changed, moved, problem.first_fit(order)) == problem.first_fit(changed)
+
+
+def _hill_climb_placing_everything_again(problem: _Problem, order: list[int], lower_bound: int, effort: int):
+    """The hill climb as written before it kept offsets: every try places every buffer again."""
+    rng = random.Random(20240917)
+    offsets = problem.first_fit(order)
+    best = (problem.peak(offsets), list(order), offsets)
+    for _ in range(effort):
+        if best[0] <= lower_bound:
+            break
+        current, current_offsets = best[1], best[2]
+        top = max(range(len(current)), key=lambda k: (current_offsets[current[k]] + problem.sizes[current[k]], -k))
+        candidate = list(current)
+        if top > 0 and rng.random() < 0.7:
+            item = candidate.pop(top)
+            candidate.insert(rng.randrange(0, top), item)
+        else:
+            a, b = rng.randrange(len(candidate)), rng.randrange(len(candidate))
+            candidate[a], candidate[b] = candidate[b], candidate[a]
+        candidate_offsets = problem.first_fit(candidate)
+        if problem.peak(candidate_offsets) <= best[0]:
+            best = (problem.peak(candidate_offsets), candidate, candidate_offsets)
+    return best[0], best[2]
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(buffer_lists(), st.integers(1, 60))
+def test_hill_climb_places_as_if_every_try_placed_everything_again(buffers, effort):
+    problem = _Problem(buffers)
+    order = problem.order(lambda b: (-b.size, b.first_step, b.name))
+    expected = _hill_climb_placing_everything_again(problem, order, 0, effort)
+    assert problem.hill_climb(order, 0, effort) == expected
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
