@@ -500,3 +500,27 @@ def test_with_block_is_the_constructor_s_op(
     assert built.attributes == expected.attributes
     assert _generic(built) == _generic(expected)
     built.verify()
+
+
+def test_memoised_access_relations_follow_a_changed_operator() -> None:
+    # The lowering keeps each operator's access relations; changing what they derive from
+    # (here the padding and the stride of a convolution) must give the fresh relations.
+    from pathlib import Path
+
+    from xdsl.dialects.builtin import DenseArrayBase, i64
+
+    from cascade.dialects import nn
+    from cascade.ethos_u import npu_lowering
+    from cascade.frontends.loader import load_module
+
+    module = load_module(str(Path(__file__).parents[1] / "models" / "resnet8.tflite"))
+    conv = next(op for op in module.walk() if isinstance(op, nn.Conv2DOp) and op.paddings() != (0, 0, 0, 0))
+    assert npu_lowering._access_relations(conv) == conv.access_relations()
+    kept = npu_lowering._access_relations(conv)
+    assert npu_lowering._access_relations(conv) is kept  # memoised
+    conv.padding = DenseArrayBase.from_list(i64, [0, 0, 0, 0])
+    assert npu_lowering._access_relations(conv) == conv.access_relations() != kept
+    conv.stride = DenseArrayBase.from_list(i64, [2, 2])
+    assert npu_lowering._access_relations(conv) == conv.access_relations()
+    npu_lowering.forget_costing_views()
+    assert conv not in npu_lowering._ACCESS_RELATIONS
