@@ -157,6 +157,18 @@ def _inputs(module: ModuleOp, seed: int) -> list[np.ndarray]:
     return arrays
 
 
+def _inputs_or_refusal(module: ModuleOp, seed: int, outcome: Outcome) -> list[np.ndarray] | None:
+    """`_inputs`, or None with `outcome` rejected when the program cannot be run at all (its
+    @main is a declaration, or takes what no input can be made for): the interpreter's own
+    refusal, as `_run` counts it."""
+    try:
+        return _inputs(module, seed)
+    except InterpretationError as error:
+        outcome.status, outcome.stage = "rejected", "run"
+        outcome.error_class, outcome.message = "InterpretationError", _one_line(error)
+        return None
+
+
 def _total_bytes(module: ModuleOp) -> int:
     total = 0
     for op in module.walk():
@@ -265,7 +277,9 @@ def handle(request: dict[str, Any], channel: _Channel) -> Outcome:
         inputs = reference_outputs = None
         if runnable:
             channel.send(("stage", "run"))
-            inputs = _inputs(module, request["seed"])
+            inputs = _inputs_or_refusal(module, request["seed"], outcome)
+            if inputs is None:
+                return outcome
             run = _run(module, inputs, "run", outcome)
             if run is None:
                 return outcome

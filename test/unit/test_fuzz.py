@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 import pytest
 from ethosu.vela.tflite.Model import Model
-from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import HealthCheck, Phase, example, given, seed, settings
 from hypothesis import strategies as st
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
 from xdsl.passes import PassPipeline
@@ -787,6 +787,8 @@ def test_fuzz_mlir(worker: FuzzWorker, shard: int) -> None:
 
     @_fuzz_settings(MLIR_INPUTS, shard=200 + shard)
     @given(mlir_mutants())
+    # Found by CI: cut before its body, a function is a declaration, which cannot be run.
+    @example(("nn_ops_3", (("truncate", 104),), 0))
     def one(mutant: tuple[str, tuple[tuple[Any, ...], ...], int]) -> None:
         name, edits, input_seed = mutant
         outcome = worker.run({"kind": "mlir", "data": mutate_mlir(name, edits), "seed": input_seed})
