@@ -492,7 +492,7 @@ class _IntTupleAttr(ParametrizedAttribute):
         printer.print_string(f"<{_join(self.as_tuple())}>")
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def _interned_int_tuple(cls: type[_IntTupleAttr], values: tuple[int, ...]) -> _IntTupleAttr:
     # `new` sets the one parameter and verifies, exactly as `_IntTupleAttr.__init__` does;
     # a value that does not verify raises every time (lru_cache keeps no exceptions).

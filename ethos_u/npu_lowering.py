@@ -271,7 +271,7 @@ def _new_feature_map_attr(
     )
 
 
-_interned_feature_map_attr = lru_cache(maxsize=16384)(_new_feature_map_attr)
+_interned_feature_map_attr = lru_cache(maxsize=4096)(_new_feature_map_attr)
 
 
 def rolling_tiles(

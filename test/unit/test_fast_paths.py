@@ -211,6 +211,23 @@ def test_memoised_feature_maps_equal_fresh_ones(y, x, c, height, width, depth, r
     assert placement.tiles(box) == expected.tiles
 
 
+def test_signed_zero_scales_are_not_shared_between_feature_maps() -> None:
+    # 0.0 and -0.0 are equal memo keys but print differently: each feature map must print the
+    # scale it was given, whichever was built first.
+    placement = Placement(1, 256, (10, 6, 48), ethosu.Layout.NHWC, None)
+    box = Box(0, 0, 0, 2, 3, 16)
+    printed = {}
+    for scale in (0.0, -0.0, 0.0):
+        tiles = ethosu.TileBoxAttr.single(box.height, box.width, placement.address)
+        fresh = ethosu.FeatureMapAttr(
+            ethosu.DataType.INT8, 1, box.shape, tiles, ethosu.Layout.NHWC, (scale, 3), strides=placement.strides
+        )
+        built = placement.feature_map(box, (scale, 3))
+        assert str(built) == str(fresh)
+        printed[str(scale)] = str(built)
+    assert printed["0.0"] != printed["-0.0"]
+
+
 def test_activation_clamps_are_memoised_on_their_values() -> None:
     npu_lowering._clamp.cache_clear()
     first = npu_lowering._clamp("RELU6", 0.05, -128, -128)
