@@ -229,16 +229,21 @@ class EthosUCostModel:
 
     def _encoded_bytes(self, op: OpInfo, channels: tuple[int, int] | None) -> int:
         """`_encode`, memoised on the weights' values (0 without weights)."""
+        weights = self._weight_key_of(op)
+        if weights is None:
+            return 0
+        key = (weights, channels)
+        if key not in self._encoded:
+            self._encoded[key] = self._encode(op, channels)
+        return self._encoded[key]
+
+    def _weight_key_of(self, op: OpInfo) -> tuple[object, ...] | None:
+        """`_weight_key`, kept by operator."""
         known = self._keys.get(id(op))
         if known is None or known[0] is not op:
             known = (op, self._weight_key(op))  # the op is kept so that its id stays unique
             self._keys[id(op)] = known
-        if known[1] is None:
-            return 0
-        key = (known[1], channels)
-        if key not in self._encoded:
-            self._encoded[key] = self._encode(op, channels)
-        return self._encoded[key]
+        return known[1]
 
     def _weight_key(self, op: OpInfo) -> tuple[object, ...] | None:
         if op.kind == "mean":
@@ -353,7 +358,7 @@ class EthosUCostModel:
     def _encoder_weights(self, op: OpInfo, kernel_h: int, kernel_w: int, channels: int) -> np.ndarray | None:
         """`_ohwi_weights`, memoised on the weights' values: every slice depth the planner sizes
         encodes the whole tensor again. Read-only, as it is shared."""
-        key = (self._keys[id(op)][1], kernel_h, kernel_w, channels)
+        key = (self._weight_key_of(op), kernel_h, kernel_w, channels)
         if key not in self._volumes:
             volume = self._ohwi_weights(op, kernel_h, kernel_w, channels)
             if volume is not None:

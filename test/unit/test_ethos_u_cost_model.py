@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,21 @@ def example() -> list[OpInfo]:
 @pytest.fixture(scope="module")
 def resnet8() -> list[OpInfo]:
     return list(program_from_module(load_module(RESNET8)).ops)
+
+
+@dataclass(frozen=True)
+class _Chain:
+    """A program of `ops` in order, from the first one's input to the last one's output."""
+
+    ops: tuple[OpInfo, ...]
+
+    @property
+    def graph_inputs(self) -> tuple[str, ...]:
+        return (self.ops[0].inputs[0].name,)
+
+    @property
+    def graph_outputs(self) -> tuple[str, ...]:
+        return (self.ops[-1].output.name,)
 
 
 def test_op_info_of_a_strided_conv(example: list[OpInfo]) -> None:
@@ -212,12 +228,7 @@ def test_the_planners_interpolated_prices_are_exact_on_sampled_2d_boxes(resnet8:
     from cascade.passes.planner.program import ProgramGraph
     from cascade.passes.planner.search import Pricer
 
-    class Program:
-        ops = tuple(resnet8)
-        graph_inputs = (resnet8[0].inputs[0].name,)
-        graph_outputs = (resnet8[-1].output.name,)
-
-    graph = ProgramGraph.build(Program())
+    graph = ProgramGraph.build(_Chain(tuple(resnet8)))
     cost = EthosUCostModel(arch_config("ethos-u55-128"))
     sampled, exact = Pricer(graph, cost), Pricer(graph, cost, exact=True)
     conv = next(i for i, op in enumerate(resnet8) if op.kind == "conv2d" and op.output.shape[1] == 32)
@@ -238,13 +249,8 @@ def test_a_plans_cycles_are_counted_on_its_exact_stripe_boxes(resnet8: list[OpIn
     from cascade.passes.planner.plan import PlanOptions, plan_program
     from cascade.passes.planner.search import Pricer
 
-    class Program:
-        ops = tuple(resnet8)
-        graph_inputs = (resnet8[0].inputs[0].name,)
-        graph_outputs = (resnet8[-1].output.name,)
-
     cost = EthosUCostModel(ARCH)
-    result = plan_program(Program(), cost, PlanOptions(sram_budget=budget, objective="min-sram"))
+    result = plan_program(_Chain(tuple(resnet8)), cost, PlanOptions(sram_budget=budget, objective="min-sram"))
     exact, sampled = Pricer(result.graph, cost, exact=True), Pricer(result.graph, cost)
     striped = interpolation_off = 0
     for cascade in result.cascades:
@@ -287,12 +293,7 @@ def test_memoised_views_are_those_computed_afresh(resnet8: list[OpInfo]) -> None
     from cascade.passes.planner.program import ProgramGraph
     from cascade.passes.planner.search import Pricer
 
-    class Program:
-        ops = tuple(resnet8)
-        graph_inputs = (resnet8[0].inputs[0].name,)
-        graph_outputs = (resnet8[-1].output.name,)
-
-    graph = ProgramGraph.build(Program())
+    graph = ProgramGraph.build(_Chain(tuple(resnet8)))
     cost = EthosUCostModel(arch_config("ethos-u55-128"))
     checked = 0
     for op in resnet8:
@@ -317,7 +318,6 @@ def test_memoised_views_are_those_computed_afresh(resnet8: list[OpInfo]) -> None
         if op.kind in ("conv2d", "depthwise_conv2d"):
             npu = cost.lower(op)[0].npu
             args = (op, npu.kernel.height, npu.kernel.width, npu.ofm[2])
-            cost.encoded_weight_bytes(op)  # keys the operator's weights
             kept = cost._encoder_weights(*args)
             assert np.array_equal(kept, EthosUCostModel._ohwi_weights(*args))
             assert not kept.flags.writeable

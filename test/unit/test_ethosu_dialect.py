@@ -51,6 +51,7 @@ from cascade.dialects.ethosu import (
     TileBoxAttr,
     op_from_vela,
 )
+from cascade.ethos_u.testing import vela_fields
 
 ACCELERATOR = api.NpuAccelerator.Ethos_U55_128
 H, W, C = 16, 16, 8
@@ -215,17 +216,6 @@ def example_ops() -> list[api.NpuOperation]:
     return [*ops, depthwise, pool, add, mul, lut_dma, abs_op]
 
 
-def fields(value: object) -> object:
-    """A comparable structure of every field of a Vela object (recursively)."""
-    if isinstance(value, enum.Enum | str | int | float | type(None)):
-        return value
-    if isinstance(value, tuple) and hasattr(value, "_fields"):  # NamedTuple
-        return (type(value).__name__, *(fields(v) for v in value))
-    if isinstance(value, list | tuple):
-        return [fields(v) for v in value]
-    return {"class": type(value).__name__} | {k: fields(v) for k, v in vars(value).items()}
-
-
 def print_op(op: Operation, generic: bool = False) -> str:
     stream = StringIO()
     Printer(stream=stream, print_generic_format=generic).print_op(op)
@@ -258,7 +248,7 @@ def test_from_vela_to_vela_keeps_every_field(vela_ops: list[api.NpuOperation]) -
     for npu_op in vela_ops:
         op = op_from_vela(npu_op)
         op.verify()
-        assert fields(op.to_vela()) == fields(npu_op), type(npu_op).__name__
+        assert vela_fields(op.to_vela()) == vela_fields(npu_op), type(npu_op).__name__
 
 
 def test_from_vela_builds_the_matching_ops(vela_ops: list[api.NpuOperation]) -> None:
@@ -296,7 +286,7 @@ def test_text_round_trip_keeps_every_field(
     module.verify()
     (stream,) = module.ops
     assert isinstance(stream, CommandStreamOp)
-    assert [fields(op) for op in stream.to_vela()] == [fields(op) for op in vela_ops]
+    assert [vela_fields(op) for op in stream.to_vela()] == [vela_fields(op) for op in vela_ops]
     assert api.npu_generate_register_command_stream(stream.to_vela(), ACCELERATOR) == vela_words
 
 

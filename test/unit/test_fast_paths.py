@@ -18,7 +18,6 @@ computations they replace, on randomised inputs: each would fail if its fast pat
 
 from __future__ import annotations
 
-import enum
 import math
 import random
 import re
@@ -37,6 +36,7 @@ from xdsl.utils.exceptions import VerifyException
 from cascade.dialects import ethosu, nn
 from cascade.ethos_u import npu_lowering
 from cascade.ethos_u.npu_lowering import Box, NpuLoweringError, Placement, _npu_scale, bias_records
+from cascade.ethos_u.testing import vela_fields
 from cascade.ethos_u.tflite_output import _owners
 from cascade.interpreter.ethosu import _strides, feature_map_addresses, feature_map_extent
 
@@ -236,17 +236,6 @@ def test_activation_clamps_are_memoised_on_their_values() -> None:
     assert npu_lowering._clamp("NONE", 0.05, 0, 0) is None
 
 
-def fields(value: object) -> object:
-    """A comparable structure of every field of a Vela object (recursively)."""
-    if isinstance(value, enum.Enum | str | int | float | type(None)):
-        return value
-    if isinstance(value, tuple) and hasattr(value, "_fields"):  # NamedTuple
-        return (type(value).__name__, *(fields(v) for v in value))
-    if isinstance(value, list | tuple):
-        return [fields(v) for v in value]
-    return {"class": type(value).__name__} | {k: fields(v) for k, v in vars(value).items()}
-
-
 # --------------------------------------------------------------------------- #
 # Bias records
 # --------------------------------------------------------------------------- #
@@ -396,9 +385,9 @@ def test_shared_vela_feature_maps_equal_fresh_ones(fms: list[ethosu.FeatureMapAt
     rng.shuffle(order)
     converted = {index: fms[index].to_vela() for index in order}
     for index, fm in enumerate(fms):
-        assert fields(converted[index]) == fields(_reference_vela_fm(fm))
+        assert vela_fields(converted[index]) == vela_fields(_reference_vela_fm(fm))
         assert fm.to_vela() is converted[index]  # built once
-        assert fields(fm.tiles.to_vela()) == fields(_reference_vela_fm(fm).tiles)
+        assert vela_fields(fm.tiles.to_vela()) == vela_fields(_reference_vela_fm(fm).tiles)
 
 
 @SETTINGS
@@ -419,14 +408,15 @@ def test_shared_vela_kernels_paddings_activations(
     clamp: tuple[float | None, float] | None,
 ) -> None:
     kernel = ethosu.KernelAttr(height, width, stride, stride + 1 if stride < 3 else 1, dilation, 1)
-    assert fields(kernel.to_vela()) == fields(api.NpuKernel(width, height, kernel.stride_x, stride, 1, dilation))
+    expected_kernel = api.NpuKernel(width, height, kernel.stride_x, stride, 1, dilation)
+    assert vela_fields(kernel.to_vela()) == vela_fields(expected_kernel)
     assert kernel.to_vela() is kernel.to_vela()
     assert ethosu.PaddingAttr(*padding).to_vela() == api.NpuPadding(*padding)
     if clamp is not None:
         activation = ethosu.ActivationAttr(ethosu.ActivationKind.NONE_OR_RELU, *clamp)
         expected = api.NpuActivation(api.NpuActivationOp.NONE_OR_RELU)
         expected.min, expected.max, expected.lookup_table_index = clamp[0], clamp[1], 0
-        assert fields(activation.to_vela()) == fields(expected)
+        assert vela_fields(activation.to_vela()) == vela_fields(expected)
 
 
 # --------------------------------------------------------------------------- #
