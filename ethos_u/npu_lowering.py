@@ -46,6 +46,7 @@ from cascade.interpreter.quantization import (
     quantize_multiplier,
     round_half_away_from_zero_array,
 )
+from cascade.parallel import split_map
 from cascade.passes.planner.graph import OpInfo
 
 __all__ = [
@@ -479,10 +480,41 @@ def encode_weights(
     Memoised on the values: the cost model sizes every operator's weights with the encoding the
     lowering then emits, and Vela's encoder is a large share of a compile.
     """
+    return _encoded_weights(*_encoding_key(accelerator, weights_ohwi, dilation, block_depth, is_depthwise, traversal))
+
+
+def encode_weights_ahead(
+    requests: Sequence[tuple[str, np.ndarray, tuple[int, int], int, bool, ethosu.BlockTraversal]],
+) -> None:
+    """Encode now the streams that `encode_weights` will be asked for with each of `requests`
+    (its arguments), sharing the work with a second process (`split_map`). A request the
+    encoder rejects is left for `encode_weights` to raise on. Only the last call's streams wait
+    to be asked for."""
+    keys = list(dict.fromkeys(_encoding_key(*request) for request in requests))
+    streams = split_map(_encoded_or_none, keys, [len(key[2]) for key in keys])
+    _READY.clear()
+    _READY.update((key, stream) for key, stream in zip(keys, streams, strict=True) if stream is not None)
+
+
+_EncodingKey = tuple[str, tuple[int, ...], bytes, tuple[int, int], int, bool, ethosu.BlockTraversal]
+
+_READY: dict[_EncodingKey, bytes] = {}
+"""Streams `encode_weights_ahead` encoded, until `encode_weights` asks for them."""
+
+
+def _encoding_key(
+    accelerator: str,
+    weights_ohwi: np.ndarray,
+    dilation: tuple[int, int],
+    block_depth: int,
+    is_depthwise: bool,
+    traversal: ethosu.BlockTraversal,
+) -> _EncodingKey:
     values = np.ascontiguousarray(weights_ohwi, dtype=np.int16)
-    return _encoded_weights(
+    shape = tuple(int(extent) for extent in values.shape)
+    return (
         accelerator,
-        values.shape,
+        shape,
         values.tobytes(),
         (int(dilation[0]), int(dilation[1])),
         int(block_depth),
@@ -491,8 +523,20 @@ def encode_weights(
     )
 
 
+def _encoded_or_none(key: _EncodingKey) -> bytes | None:
+    try:
+        return _encode(*key)
+    except (AssertionError, ValueError):
+        return None
+
+
 @lru_cache(maxsize=2048)
-def _encoded_weights(
+def _encoded_weights(*key: object) -> bytes:
+    ready = _READY.pop(key, None)  # type: ignore[call-overload]
+    return ready if ready is not None else _encode(*key)  # type: ignore[arg-type]
+
+
+def _encode(
     accelerator: str,
     shape: tuple[int, ...],
     values: bytes,

@@ -186,7 +186,11 @@ def _search_progress(function_name: str) -> Iterator[None]:
         return
     from tqdm import tqdm
 
-    with tqdm(desc=f"cascade-plan @{function_name}", unit="op", leave=False, file=sys.stderr) as bar:
+    class _Bar(tqdm):
+        # No monitor thread: with one thread, the weight encoder may fork (`cascade.parallel`).
+        monitor_interval = 0
+
+    with _Bar(desc=f"cascade-plan @{function_name}", unit="op", leave=False, file=sys.stderr) as bar:
 
         def advance(done: int, total: int) -> None:
             bar.total = total
@@ -266,6 +270,16 @@ class _CpuTolerantCost:
 
     def buffer_bytes(self, tensor: TensorInfo, region_shape: tuple[int, ...]) -> int:
         return self.inner.buffer_bytes(tensor, region_shape)
+
+    def size_weights(self, ops: Sequence[OpInfo]) -> None:
+        size_weights = getattr(self.inner, "size_weights", None)
+        if callable(size_weights):
+            size_weights(ops)
+
+    def size_weight_slices(self, op: OpInfo, depths: Sequence[int]) -> None:
+        size_weight_slices = getattr(self.inner, "size_weight_slices", None)
+        if callable(size_weight_slices):
+            size_weight_slices(op, depths)
 
     def weight_slice_bytes(self, op: OpInfo, depth: int) -> int:
         per_slice = getattr(self.inner, "weight_slice_bytes", None)

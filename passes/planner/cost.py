@@ -65,3 +65,11 @@ class CostModel(Protocol):
     #     """SRAM bytes of the largest slice of `depth` output channels of op's weights and
     #     biases, for weights double-buffered in slices (each half of the buffer holds one).
     #     Without it, a slice is sized in proportion to `weight_buffer_bytes`."""
+    #
+    # def size_weights(self, ops: Sequence[OpInfo]) -> None:
+    #     """Called once, before the search asks `weight_buffer_bytes` of each of `ops`: a model
+    #     whose weight sizes are slow to compute (encoded streams) may compute them all at once."""
+    #
+    # def size_weight_slices(self, op: OpInfo, depths: Sequence[int]) -> None:
+    #     """Called before the search asks `weight_slice_bytes` of `op` for each of `depths`:
+    #     likewise, to compute them all at once."""

@@ -218,6 +218,9 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
     cost = CachedCost(cost)
     if graph.size == 0:
         return PlanResult(graph, (), [], Placement({}, 0, "none"), 0, [], 0.0, {})
+    size_weights = getattr(cost, "size_weights", None)
+    if callable(size_weights):
+        size_weights([op for op in graph.ops if op.weights])
     search = SearchOptions(
         options.striping, options.max_length, options.max_points, options.exact_pricing, options.rolling_axes
     )
@@ -370,7 +373,7 @@ class CachedCost:
             self.pipelined_stripe_cycles = pipelined
         if callable(getattr(inner, "weight_slice_bytes", None)):
             self.weight_slice_bytes = self._weight_slice_bytes
-        for optional in ("can_spill", "can_cascade", "runs_on_npu"):
+        for optional in ("can_spill", "can_cascade", "runs_on_npu", "size_weights", "size_weight_slices"):
             if callable(getattr(inner, optional, None)):
                 setattr(self, optional, getattr(inner, optional))
         self._slices: dict[tuple[str, int], int] = {}

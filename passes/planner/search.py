@@ -655,6 +655,9 @@ class Candidates:
         for first in range(start, sink + 1):
             kept = cull(points[first], self.options.max_points)
             if first == sink and any(p.slice_depth for p in kept):
+                size_slices = getattr(self.cost, "size_weight_slices", None)
+                if callable(size_slices):
+                    size_slices(self.graph.ops[sink], sorted({p.slice_depth for p in kept if p.slice_depth}))
                 kept = cull([self._exact_slices(sink, p) for p in kept], self.options.max_points)
             edges.append(Edge(first, sink, tuple(kept), tuple(p.memory for p in kept)))
         return edges

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -335,3 +336,33 @@ def test_memoised_views_are_those_computed_afresh(resnet8: list[OpInfo]) -> None
             for ((h, _, _), rc, _), ((w, _, _), cc, _) in product(rows, columns):
                 expected += rc * cc * pricer.stripe(index, h, w, weights_in_sram, True)
             assert pricer.add_stripes(7.0, index, rows, columns, weights_in_sram) == expected
+
+
+def test_weights_sized_ahead_in_two_processes_are_those_sized_one_by_one(
+    resnet8: list[OpInfo], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cascade import parallel
+    from cascade.ethos_u import npu_lowering
+
+    weighted = [op for op in resnet8 if op.weights]
+    one_by_one = EthosUCostModel(ARCH)
+    expected = [one_by_one.weight_buffer_bytes(op) for op in weighted]
+    assert len(set(expected)) > 3
+
+    npu_lowering._encoded_weights.cache_clear()
+    monkeypatch.setattr(parallel, "available_cores", lambda: 2)
+    monkeypatch.setattr(parallel, "MIN_SIZE", 0)
+    forks = []
+    real_fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    ahead = EthosUCostModel(ARCH)
+    ahead.size_weights(weighted)
+    assert forks == [1]
+    assert len(npu_lowering._READY) == len(weighted)
+
+    def encoder_called(*args: object) -> bytes:
+        raise AssertionError("encoded again")
+
+    monkeypatch.setattr(npu_lowering, "_encode", encoder_called)
+    assert [ahead.weight_buffer_bytes(op) for op in weighted] == expected
+    assert not npu_lowering._READY
