@@ -292,26 +292,38 @@ class EthosUCostModel:
         )
 
     def _encode_ahead(self, streams_of: Iterable[tuple[OpInfo, tuple[int, int] | None]]) -> None:
-        """Encode the weights `_encoded_bytes` will be asked for, in two processes where the
-        machine allows (`npu_lowering.encode_weights_ahead`)."""
-        requests = []
+        """Fill the `_encoded_bytes` memo for `streams_of`, the encoder run in two processes where
+        the machine allows (`npu_lowering.encode_weights_ahead`)."""
+        pending = []
         for op, channels in streams_of:
             key = self._weight_key_of(op)
             if key is None or (key, channels) in self._encoded:
                 continue
             try:
-                _, streams = self._encoding(op, channels)
+                pending.append(((key, channels), *self._encoding(op, channels)))
             except UnsupportedOpError:
                 continue  # `weight_buffer_bytes` says so
-            requests += [self._lowering_encoder_args(*stream) for stream in streams or () if stream[2].ifm_bits == 8]
         from cascade.ethos_u.npu_lowering import encode_weights_ahead
 
-        encode_weights_ahead(requests)
+        encode_weights_ahead(
+            [
+                self._lowering_encoder_args(*stream)
+                for _, _, streams in pending
+                for stream in streams or ()
+                if stream[2].ifm_bits == 8
+            ]
+        )
+        for memo_key, fallback, streams in pending:
+            self._encoded[memo_key] = self._encoded_total(fallback, streams)
 
     def _encode(self, op: OpInfo, channels: tuple[int, int] | None = None) -> int:
         """Encode the weights as Vela would for the block config chosen for the whole operator
         (or, with `channels` = (first, count), for that slice of output channels run alone)."""
-        fallback, streams = self._encoding(op, channels)
+        return self._encoded_total(*self._encoding(op, channels))
+
+    def _encoded_total(self, fallback: int, streams: list[_Stream] | None) -> int:
+        """Bytes of `streams`, each 16-byte aligned; `fallback` (raw int8) if there is nothing to
+        encode or the encoder rejects a stream."""
         if streams is None:
             return fallback
         total = 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -352,17 +351,26 @@ def test_weights_sized_ahead_in_two_processes_are_those_sized_one_by_one(
     npu_lowering._encoded_weights.cache_clear()
     monkeypatch.setattr(parallel, "available_cores", lambda: 2)
     monkeypatch.setattr(parallel, "MIN_SIZE", 0)
-    forks = []
-    real_fork = os.fork
-    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    real_encode = npu_lowering._encode
+    encoded_here = []  # the child's calls land in the child's copy of the list
+
+    def counting_encode(*key: object) -> bytes:
+        encoded_here.append(key)
+        return real_encode(*key)
+
+    monkeypatch.setattr(npu_lowering, "_encode", counting_encode)
     ahead = EthosUCostModel(ARCH)
     ahead.size_weights(weighted)
-    assert forks == [1]
-    assert len(npu_lowering._READY) == len(weighted)
-
-    def encoder_called(*args: object) -> bytes:
-        raise AssertionError("encoded again")
-
-    monkeypatch.setattr(npu_lowering, "_encode", encoder_called)
-    assert [ahead.weight_buffer_bytes(op) for op in weighted] == expected
+    # This process encoded its share only: the child encoded the rest, and nothing twice.
+    assert 0 < len(encoded_here) < len(weighted)
     assert not npu_lowering._READY
+    assert [ahead.weight_buffer_bytes(op) for op in weighted] == expected
+    assert [ahead.weight_slice_bytes(op, 16) for op in weighted[:3]] == [
+        one_by_one.weight_slice_bytes(op, 16) for op in weighted[:3]
+    ]
+    encoded = len(encoded_here)
+    ahead.size_weight_slices(weighted[3], [16, 32])
+    assert [ahead.weight_slice_bytes(weighted[3], depth) for depth in (16, 32)] == [
+        one_by_one.weight_slice_bytes(weighted[3], depth) for depth in (16, 32)
+    ]
+    assert 0 < len(encoded_here) - encoded < (weighted[3].output.shape[-1] // 16) + (weighted[3].output.shape[-1] // 32)
