@@ -48,7 +48,7 @@ from cascade.ethos_u.performance import (
 from cascade.passes.planner.graph import OpInfo, TensorInfo
 
 if TYPE_CHECKING:
-    from cascade.dialects import ethosu
+    from cascade.ethos_u.npu_lowering import EncodingRequest
 
 ALIGNMENT = 16  # Vela aligns every tensor, weight stream and buffer to 16 bytes
 SCALE_RECORD_BYTES = 10  # per output channel: 40-bit bias, 32-bit scale, 6-bit shift
@@ -399,7 +399,7 @@ class EthosUCostModel:
 
     def _lowering_encoder_args(
         self, volume: np.ndarray, dilation: tuple[int, int], npu: NpuOp, block_depth: int, traversal: NpuBlockTraversal
-    ) -> tuple[str, np.ndarray, tuple[int, int], int, bool, ethosu.BlockTraversal]:
+    ) -> EncodingRequest:
         """A stream as `npu_lowering.encode_weights` takes it (dilation y, x; its traversal)."""
         from cascade.dialects import ethosu
 

@@ -480,36 +480,32 @@ def encode_weights(
     Memoised on the values: the cost model sizes every operator's weights with the encoding the
     lowering then emits, and Vela's encoder is a large share of a compile.
     """
-    return _encoded_weights(*_encoding_key(accelerator, weights_ohwi, dilation, block_depth, is_depthwise, traversal))
+    return _encoded_weights(*_encoding_key((accelerator, weights_ohwi, dilation, block_depth, is_depthwise, traversal)))
 
 
-def encode_weights_ahead(
-    requests: Sequence[tuple[str, np.ndarray, tuple[int, int], int, bool, ethosu.BlockTraversal]],
-) -> None:
-    """Encode now the streams that `encode_weights` will be asked for with each of `requests`
-    (its arguments), sharing the work with a second process (`split_map`). A request the
-    encoder rejects is left for `encode_weights` to raise on. Only the last call's streams wait
-    to be asked for."""
-    keys = list(dict.fromkeys(_encoding_key(*request) for request in requests))
+EncodingRequest = tuple[str, np.ndarray, tuple[int, int], int, bool, ethosu.BlockTraversal]
+"""The arguments of `encode_weights`, in order."""
+
+
+def encode_weights_ahead(requests: Sequence[EncodingRequest]) -> None:
+    """Encode now the streams that `encode_weights` will be asked for with each of `requests`,
+    sharing the work with a second process (`split_map`). A request the encoder rejects is left
+    for `encode_weights` to raise on. Only the last call's streams wait to be asked for."""
+    keys = list(dict.fromkeys(_encoding_key(request) for request in requests))
     streams = split_map(_encoded_or_none, keys, [len(key[2]) for key in keys])
     _READY.clear()
     _READY.update((key, stream) for key, stream in zip(keys, streams, strict=True) if stream is not None)
 
 
 _EncodingKey = tuple[str, tuple[int, ...], bytes, tuple[int, int], int, bool, ethosu.BlockTraversal]
+"""An `EncodingRequest` as the memo keys it: the weights as their shape and int16 bytes."""
 
 _READY: dict[_EncodingKey, bytes] = {}
 """Streams `encode_weights_ahead` encoded, until `encode_weights` asks for them."""
 
 
-def _encoding_key(
-    accelerator: str,
-    weights_ohwi: np.ndarray,
-    dilation: tuple[int, int],
-    block_depth: int,
-    is_depthwise: bool,
-    traversal: ethosu.BlockTraversal,
-) -> _EncodingKey:
+def _encoding_key(request: EncodingRequest) -> _EncodingKey:
+    accelerator, weights_ohwi, dilation, block_depth, is_depthwise, traversal = request
     values = np.ascontiguousarray(weights_ohwi, dtype=np.int16)
     shape = tuple(int(extent) for extent in values.shape)
     return (
