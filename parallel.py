@@ -1,7 +1,7 @@
 """`split_map`: a pure function over a list, shared between this process and one forked child.
 
 A compile is one Python process, and the GIL keeps C extensions that do not release it (Vela's
-weight encoder) on one core. Where the machine has a second core and the OS can fork, the child
+weight encoder) on one core. Where the machine has a second core and Linux can fork, the child
 takes about half of the work (by the caller's size of each item) while the parent does the rest;
 the child sends its results back pickled through a pipe. The results are exactly those of
 `[function(item) for item in items]`: if the child cannot run or fails, the parent computes its
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -56,9 +57,11 @@ def split_map(
 
 
 def _can_fork() -> bool:
-    """Whether forking is safe: the OS can, and this process runs one thread (a child forked
-    from several could wait forever on a lock another thread held, as in an embedding host)."""
-    return hasattr(os, "fork") and threading.active_count() == 1
+    """Whether forking is safe: on Linux (macOS system libraries may start threads of their own,
+    which is why Python's multiprocessing spawns there), with this process running one thread
+    (a child forked from several could wait forever on a lock another thread held, as in an
+    embedding host)."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork") and threading.active_count() == 1
 
 
 def _halves(sizes: Sequence[int]) -> tuple[list[int], list[int]]:
