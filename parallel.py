@@ -3,20 +3,24 @@
 A compile is one Python process, and the GIL keeps C extensions that do not release it (Vela's
 weight encoder) on one core. Where the machine has a second core and Linux can fork, the child
 takes about half of the work (by the caller's size of each item) while the parent does the rest;
-the child sends its results back pickled through a pipe. The results are exactly those of
+the child sends its results back pickled through a pipe. The results are those of
 `[function(item) for item in items]`: if the child cannot run or fails, the parent computes its
-share too, so an item that raises raises in the parent. A process with other threads never
+share too, so an item that raises raises in the parent (the parent's share first, so with two
+failing items it may not be the first in order). A process with other Python threads never
 forks.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
+import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import NoReturn, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -40,27 +44,26 @@ def split_map(
     and a forked child when that pays (two cores, fork, at least `min_size` in all, default
     `MIN_SIZE`). Side effects of `function` in the child stay there."""
     least = MIN_SIZE if min_size is None else min_size
-    if len(items) < 2 or sum(sizes) < least or available_cores() < 2 or not _can_fork():
-        return [function(item) for item in items]
     mine, theirs = _halves(sizes)
+    if not mine or not theirs or sum(sizes) < least or available_cores() < 2 or not _can_fork():
+        return [function(item) for item in items]
     results: dict[int, Result] = {}
-    child = _Child.start(function, [items[index] for index in theirs])
-    try:
+    with _child(function, [items[index] for index in theirs]) as child:
         for index in mine:
             results[index] = function(items[index])
-    finally:
-        received = child.join() if child is not None else None
-    if received is None:
-        received = [function(items[index]) for index in theirs]
-    results.update(zip(theirs, received, strict=True))
+        computed = child.results() if child is not None else None
+    if computed is None or len(computed) != len(theirs):
+        computed = [function(items[index]) for index in theirs]
+    results.update(zip(theirs, computed, strict=True))  # type: ignore[arg-type]
     return [results[index] for index in range(len(items))]
 
 
 def _can_fork() -> bool:
     """Whether forking is safe: on Linux (macOS system libraries may start threads of their own,
-    which is why Python's multiprocessing spawns there), with this process running one thread
-    (a child forked from several could wait forever on a lock another thread held, as in an
-    embedding host)."""
+    which is why Python's multiprocessing spawns there), with this process running one Python
+    thread (a child forked from several could wait forever on a lock another thread held, as in
+    an embedding host). Native threads, such as a BLAS pool, install fork handlers, and the
+    child runs no BLAS."""
     return sys.platform.startswith("linux") and hasattr(os, "fork") and threading.active_count() == 1
 
 
@@ -76,40 +79,89 @@ def _halves(sizes: Sequence[int]) -> tuple[list[int], list[int]]:
     return sorted(sides[0]), sorted(sides[1])
 
 
+@contextmanager
+def _child(function: Callable[[Item], Result], items: list[Item]) -> Iterator[_Child | None]:
+    """A forked child computing `function` over `items` (None if it could not be forked). If the
+    body raises (the parent's own share fails, or Ctrl-C), the child is killed and reaped before
+    the exception goes on."""
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()  # else the child's copy of a buffer could be written twice
+    read_fd, write_fd = os.pipe()
+    # SIGINT waits until both sides are ready for it: the child dies of it, the parent raises.
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        pid = os.fork()
+    except OSError:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        os.close(read_fd)
+        os.close(write_fd)
+        yield None
+        return
+    if pid == 0:
+        _run_child(function, items, read_fd, write_fd, blocked)
+    os.close(write_fd)
+    child = _Child(pid, read_fd)
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        yield child
+    except BaseException:
+        child.kill()
+        raise
+
+
+def _run_child(
+    function: Callable[[Item], Result], items: list[Item], read_fd: int, write_fd: int, blocked: set[signal.Signals]
+) -> NoReturn:
+    """The child's whole life: compute, write the pickled results, exit without running the
+    parent's exit handlers or finalizers."""
+    status = 1
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        gc.disable()  # garbage the parent left would be finalised here too
+        os.close(read_fd)
+        payload = pickle.dumps([function(item) for item in items], pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(write_fd, "wb") as pipe:
+            pipe.write(payload)
+        status = 0
+    finally:
+        os._exit(status)
+
+
 class _Child:
-    """A forked process computing `function` over its items and writing the pickled results."""
+    """The parent's end of a forked child: its pipe, and its exit status once reaped."""
 
     def __init__(self, pid: int, read_fd: int) -> None:
         self.pid = pid
-        self.read_fd = read_fd
+        self.pipe = os.fdopen(read_fd, "rb")
+        self.status: int | None = None
 
-    @classmethod
-    def start(cls, function: Callable[[Item], Result], items: list[Item]) -> _Child | None:
-        read_fd, write_fd = os.pipe()
+    def results(self) -> list[object] | None:
+        """The child's results once it has exited, or None if it failed. A child that wrote a
+        whole pickle succeeded, even if a host that ignores SIGCHLD reaped it before us."""
+        payload = self.pipe.read()
+        self.pipe.close()
+        if self._reap() != 0 or not payload:
+            return None
         try:
-            pid = os.fork()
-        except OSError:
-            os.close(read_fd)
-            os.close(write_fd)
+            results = pickle.loads(payload)
+        except Exception:  # a truncated payload: the child died while writing
             return None
-        if pid == 0:  # the child: never returns, never runs the parent's exit handlers
-            status = 1
-            try:
-                os.close(read_fd)
-                payload = pickle.dumps([function(item) for item in items], pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(write_fd, "wb") as pipe:
-                    pipe.write(payload)
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(write_fd)
-        return cls(pid, read_fd)
+        return results if isinstance(results, list) else None
 
-    def join(self) -> list | None:
-        """The child's results, or None if it failed."""
-        with os.fdopen(self.read_fd, "rb") as pipe:
-            payload = pipe.read()
-        _, status = os.waitpid(self.pid, 0)
-        if status != 0 or not payload:
-            return None
-        return pickle.loads(payload)
+    def kill(self) -> None:
+        """Stop the child and reap it."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.pipe.close()
+        self._reap()
+
+    def _reap(self) -> int:
+        if self.status is None:
+            try:
+                _, self.status = os.waitpid(self.pid, 0)
+            except ChildProcessError:  # already reaped by a host that ignores SIGCHLD
+                self.status = 0
+        return self.status

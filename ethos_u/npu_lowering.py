@@ -30,6 +30,7 @@ own bias records and its own weight stream encoded at half the block depth (`eth
 from __future__ import annotations
 
 import weakref
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -480,7 +481,12 @@ def encode_weights(
     Memoised on the values: the cost model sizes every operator's weights with the encoding the
     lowering then emits, and Vela's encoder is a large share of a compile.
     """
-    return _encoded_weights(*_encoding_key((accelerator, weights_ohwi, dilation, block_depth, is_depthwise, traversal)))
+    key = _encoding_key((accelerator, weights_ohwi, dilation, block_depth, is_depthwise, traversal))
+    stream = _STREAMS.get(key)
+    if stream is None:
+        stream = _encode(*key)
+    _remember(key, stream)
+    return stream
 
 
 EncodingRequest = tuple[str, np.ndarray, tuple[int, int], int, bool, ethosu.BlockTraversal]
@@ -488,23 +494,34 @@ EncodingRequest = tuple[str, np.ndarray, tuple[int, int], int, bool, ethosu.Bloc
 
 
 def encode_weights_ahead(requests: Sequence[EncodingRequest]) -> None:
-    """Encode now the streams that `encode_weights` will be asked for with each of `requests`,
-    sharing the work with a second process (`split_map`). A request the encoder rejects is left
-    for `encode_weights` to raise on. Only the last call's streams wait to be asked for."""
-    keys = list(dict.fromkeys(_encoding_key(request) for request in requests))
+    """Encode now, sharing the work with a second process (`split_map`), the streams of
+    `requests` that `encode_weights` has not memoised, so that it then finds them. A request
+    the encoder rejects is left for `encode_weights` to raise on."""
+    keys = [key for key in dict.fromkeys(_encoding_key(request) for request in requests) if key not in _STREAMS]
     streams = split_map(_encoded_or_none, keys, [len(key[2]) for key in keys])
-    _READY.clear()
-    _READY.update((key, stream) for key, stream in zip(keys, streams, strict=True) if stream is not None)
+    for key, stream in zip(keys, streams, strict=True):
+        if stream is not None:
+            _remember(key, stream)
 
 
 _EncodingKey = tuple[str, tuple[int, ...], bytes, tuple[int, int], int, bool, ethosu.BlockTraversal]
 """An `EncodingRequest` as the memo keys it: the weights as their shape and int16 bytes."""
 
-_READY: dict[_EncodingKey, bytes] = {}
-"""Streams `encode_weights_ahead` encoded, until `encode_weights` asks for them."""
+STREAM_MEMO_SIZE = 2048
+"""Streams `encode_weights` keeps, the least recently used dropped first."""
+
+_STREAMS: OrderedDict[_EncodingKey, bytes] = OrderedDict()
+
+
+def _remember(key: _EncodingKey, stream: bytes) -> None:
+    _STREAMS[key] = stream
+    _STREAMS.move_to_end(key)
+    if len(_STREAMS) > STREAM_MEMO_SIZE:
+        _STREAMS.popitem(last=False)
 
 
 def _encoding_key(request: EncodingRequest) -> _EncodingKey:
+    """The one key of a request, for the memo and for `encode_weights_ahead` alike."""
     accelerator, weights_ohwi, dilation, block_depth, is_depthwise, traversal = request
     values = np.ascontiguousarray(weights_ohwi, dtype=np.int16)
     shape = tuple(int(extent) for extent in values.shape)
@@ -520,16 +537,11 @@ def _encoding_key(request: EncodingRequest) -> _EncodingKey:
 
 
 def _encoded_or_none(key: _EncodingKey) -> bytes | None:
+    """`_encode`, None where the encoder rejects the weights (`encode_weights` raises later)."""
     try:
         return _encode(*key)
     except (AssertionError, ValueError):
         return None
-
-
-@lru_cache(maxsize=2048)
-def _encoded_weights(*key: object) -> bytes:
-    ready = _READY.pop(key, None)  # type: ignore[call-overload]
-    return ready if ready is not None else _encode(*key)  # type: ignore[arg-type]
 
 
 def _encode(

@@ -272,14 +272,23 @@ class _CpuTolerantCost:
         return self.inner.buffer_bytes(tensor, region_shape)
 
     def size_weights(self, ops: Sequence[OpInfo]) -> None:
+        """The inner model's `size_weights`, if any: an operator it cannot run is left to
+        `weight_buffer_bytes`."""
         size_weights = getattr(self.inner, "size_weights", None)
         if callable(size_weights):
-            size_weights(ops)
+            try:
+                size_weights(ops)
+            except self.unsupported:
+                pass
 
     def size_weight_slices(self, op: OpInfo, depths: Sequence[int]) -> None:
+        """The inner model's `size_weight_slices`, if any (see `size_weights`)."""
         size_weight_slices = getattr(self.inner, "size_weight_slices", None)
         if callable(size_weight_slices):
-            size_weight_slices(op, depths)
+            try:
+                size_weight_slices(op, depths)
+            except self.unsupported:
+                pass
 
     def weight_slice_bytes(self, op: OpInfo, depth: int) -> int:
         per_slice = getattr(self.inner, "weight_slice_bytes", None)

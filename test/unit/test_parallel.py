@@ -24,9 +24,15 @@ def test_halves_balance_the_sizes_and_keep_the_order() -> None:
     assert _halves([7]) == ([0], [])
 
 
-@needs_fork
-def test_results_are_those_of_a_plain_map(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def forking(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fork whatever the machine and the other tests' threads (the guards have their own tests)."""
     monkeypatch.setattr(parallel, "available_cores", lambda: 2)
+    monkeypatch.setattr(parallel, "_can_fork", lambda: True)
+
+
+@needs_fork
+def test_results_are_those_of_a_plain_map(monkeypatch: pytest.MonkeyPatch, forking: None) -> None:
     forks = []
     real_fork = os.fork
 
@@ -54,8 +60,7 @@ def test_small_work_or_one_core_stays_in_this_process(monkeypatch: pytest.Monkey
 
 
 @needs_fork
-def test_an_item_that_raises_in_the_child_raises_here(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(parallel, "available_cores", lambda: 2)
+def test_an_item_that_raises_in_the_child_raises_here(forking: None) -> None:
     parent = os.getpid()
     calls = []
 
@@ -74,11 +79,11 @@ def test_an_item_that_raises_in_the_child_raises_here(monkeypatch: pytest.Monkey
     assert calls == [2, 0, 1, 3]
 
 
-def test_fork_failure_falls_back_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+@needs_fork
+def test_fork_failure_falls_back_to_this_process(monkeypatch: pytest.MonkeyPatch, forking: None) -> None:
     def failing_fork() -> int:
         raise OSError("no more processes")
 
-    monkeypatch.setattr(parallel, "available_cores", lambda: 2)
     monkeypatch.setattr(os, "fork", failing_fork, raising=False)
     items = list(range(12))
     assert split_map(_digits, items, [5] * 12, min_size=0) == [_digits(n) for n in items]
@@ -101,3 +106,46 @@ def test_a_process_with_other_threads_does_not_fork(monkeypatch: pytest.MonkeyPa
     finally:
         release.set()
         other.join()
+
+
+@needs_fork
+def test_a_failure_here_kills_the_child_at_once(monkeypatch: pytest.MonkeyPatch, forking: None) -> None:
+    import time
+
+    children = []
+    real_fork = os.fork
+
+    def recording_fork() -> int:
+        pid = real_fork()
+        if pid:
+            children.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recording_fork)
+
+    def slow_there(n: int) -> int:
+        if n == 0:
+            raise ValueError("here")
+        time.sleep(30)  # the child's item: it must not be waited for
+        return n
+
+    started = time.perf_counter()
+    with pytest.raises(ValueError, match="here"):
+        split_map(slow_there, [0, 1], [2, 1], min_size=0)
+    assert time.perf_counter() - started < 10
+    assert len(children) == 1
+    with pytest.raises(ChildProcessError):
+        os.waitpid(children[0], os.WNOHANG)  # reaped: no zombie left behind
+
+
+@needs_fork
+def test_a_child_reaped_by_the_host_still_counts(monkeypatch: pytest.MonkeyPatch, forking: None) -> None:
+    # A host that ignores SIGCHLD has its children reaped by the kernel: waitpid finds none.
+    import signal
+
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        items = list(range(8))
+        assert split_map(_digits, items, [n + 1 for n in items], min_size=0) == [_digits(n) for n in items]
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
