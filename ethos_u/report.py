@@ -384,7 +384,8 @@ def format_summary(report: dict[str, Any]) -> str:
         ("Peak SRAM used", f"{peak / 1024:.2f} KiB ({peak} bytes)"),
         # Only plans that spill use DRAM for feature maps: the others' summary is unchanged.
         *([("Peak DRAM used", f"{dram / 1024:.2f} KiB ({dram} bytes)")] if dram else []),
-        ("SRAM lower bound", "-" if bound is None else f"{bound / 1024:.2f} KiB ({bound} bytes)"),
+        # Not a bound of every plan: 2-D stripes that recompute can keep less than a row.
+        ("Row-striping bound", "-" if bound is None else f"{bound / 1024:.2f} KiB ({bound} bytes)"),
         ("Cascades", str(report["cascades"])),
         ("NPU operations", str(report["npu_ops"])),
         ("CPU operators", str(report["cpu_ops"])),
