@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -382,3 +383,50 @@ def test_weights_sized_ahead_in_two_processes_are_those_sized_one_by_one(
     again.size_weights(weighted)
     assert [again.weight_buffer_bytes(op) for op in weighted] == expected
     assert len(encoded_here) == encoded
+
+
+class _BatchingCost(EthosUCostModel):
+    """Records when the planner sizes weights: all at once first, then one by one."""
+
+    def __init__(self) -> None:
+        super().__init__(ARCH)
+        self.calls: list[tuple[object, ...]] = []
+
+    def size_weights(self, ops: Sequence[OpInfo]) -> None:
+        self.calls.append(("size_weights", tuple(op.name for op in ops)))
+        super().size_weights(ops)
+
+    def size_weight_slices(self, op: OpInfo, depths: Sequence[int]) -> None:
+        self.calls.append(("size_weight_slices", op.name, tuple(depths)))
+        super().size_weight_slices(op, depths)
+
+    def weight_buffer_bytes(self, op: OpInfo) -> int:
+        self.calls.append(("weight_buffer_bytes", op.name))
+        return super().weight_buffer_bytes(op)
+
+    def weight_slice_bytes(self, op: OpInfo, depth: int) -> int:
+        self.calls.append(("weight_slice_bytes", op.name, depth))
+        return super().weight_slice_bytes(op, depth)
+
+
+def test_the_planner_sizes_weights_in_batches_before_it_asks_for_them() -> None:
+    # The planner tells the cost model every operator with weights before it asks for any, and
+    # each operator's kept slice depths before it asks for their slices: the batches
+    # `EthosUCostModel` shares out over two processes. resnet8 under 30000 bytes keeps slices.
+    from cascade.passes.planner.plan import PlanOptions, plan_program
+
+    program = program_from_module(load_module(TEST / "models" / "resnet8_nosoftmax.tflite"))
+    cost = _BatchingCost()
+    plan_program(program, cost, PlanOptions(sram_budget=30000))
+    weighted = tuple(op.name for op in program.ops if op.weights)
+    assert cost.calls[0] == ("size_weights", weighted)
+    assert [call for call in cost.calls if call[0] == "size_weights"] == [cost.calls[0]]
+    announced: set[tuple[object, object]] = set()
+    sliced = 0
+    for call in cost.calls:
+        if call[0] == "size_weight_slices":
+            announced.update((call[1], depth) for depth in call[2])  # type: ignore[union-attr]
+        elif call[0] == "weight_slice_bytes":
+            assert (call[1], call[2]) in announced, call
+            sliced += 1
+    assert sliced > 0
