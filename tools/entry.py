@@ -1,5 +1,6 @@
 """Console-script entry points: each command starts with Python's cyclic garbage collector off
-and leaves without the collector's last pass.
+and its dataclasses' generated functions from a cache, and leaves without the collector's last
+pass.
 
 A compile is one short process that builds a large graph of IR objects and keeps most of them
 to the end, so the collector's passes find almost nothing to free. Turning it off before the
@@ -11,8 +12,11 @@ With the collector off, every object the compile made is still tracked when the 
 exits, and its shutdown runs one full collection over all of them: 0.08 s for resnet8's 85,000
 objects, and the whole exit took 0.1-0.2 s of a 0.9 s run. `gc.freeze()` moves them to the
 permanent generation that collection skips; the exit still flushes, closes and runs its atexit
-handlers as usual. Library users (the Python API, the tests) keep the collector: only this entry
-point touches it.
+handlers as usual.
+
+Compiling the methods of the dataclasses the imports define took 0.14 s of that run too:
+`code_cache` keeps them across runs. Library users (the Python API, the tests) keep the
+collector and compile their dataclasses: only this entry point does either.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ import gc
 
 def cascade_opt() -> None:
     gc.disable()
+    from cascade.tools.code_cache import serve_dataclasses
+
+    serve_dataclasses()
     from cascade.tools.cascade_opt import main
 
     try:
