@@ -1,5 +1,5 @@
 """Keeps the functions `dataclasses` compiles at import time on disk, as Python keeps a module's
-bytecode in a `.pyc` file. Used by the console scripts only.
+bytecode in a `.pyc` file. Used by `cascade-opt`'s entry point only.
 
 `@dataclass` writes the source of each class's `__init__`, `__eq__`, `__hash__`, ... and
 compiles it with `exec` while its module imports. A compile imports some 340 dataclasses (xDSL's
