@@ -272,21 +272,18 @@ class _CpuTolerantCost:
         return self.inner.buffer_bytes(tensor, region_shape)
 
     def size_weights(self, ops: Sequence[OpInfo]) -> None:
-        """The inner model's `size_weights`, if any: an operator it cannot run is left to
-        `weight_buffer_bytes`."""
-        size_weights = getattr(self.inner, "size_weights", None)
-        if callable(size_weights):
-            try:
-                size_weights(ops)
-            except self.unsupported:
-                pass
+        self._announce("size_weights", ops)
 
     def size_weight_slices(self, op: OpInfo, depths: Sequence[int]) -> None:
-        """The inner model's `size_weight_slices`, if any (see `size_weights`)."""
-        size_weight_slices = getattr(self.inner, "size_weight_slices", None)
-        if callable(size_weight_slices):
+        self._announce("size_weight_slices", op, depths)
+
+    def _announce(self, hook: str, *arguments: object) -> None:
+        """The inner model's optional `hook`, if it has one: an operator it cannot run is left
+        to the call that sizes it (`weight_buffer_bytes`, `weight_slice_bytes`)."""
+        announce = getattr(self.inner, hook, None)
+        if callable(announce):
             try:
-                size_weight_slices(op, depths)
+                announce(*arguments)
             except self.unsupported:
                 pass
 

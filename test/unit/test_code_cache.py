@@ -73,6 +73,22 @@ def test_a_second_process_compiles_nothing_and_its_classes_behave_the_same(tmp_p
     assert first["behaviour"] == second["behaviour"] == expected
 
 
+def test_cascade_opt_fills_the_cache_and_compiles_the_same_with_it(tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("cascade-opt")
+    model = Path(__file__).parents[1] / "models" / "resnet8.tflite"
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    outputs = []
+    for run in ("cold", "warm"):
+        output = tmp_path / f"{run}.tflite"
+        command = [str(script), str(model), "-p", "ethosu-pipeline{accelerator=ethos-u55-128}", "-t", "ethosu-tflite"]
+        subprocess.run([*command, "-o", str(output)], env=env, check=True, capture_output=True)
+        outputs.append(output.read_bytes())
+        [cache_file] = _cache_files(tmp_path / "cache")
+        assert len(CodeCache(cache_file).codes) > 500  # xDSL's dataclasses and ours
+    assert outputs[0] == outputs[1]
+
+
 def test_nothing_is_written_when_python_writes_no_bytecode(tmp_path: Path) -> None:
     first = _run(tmp_path, PYTHONDONTWRITEBYTECODE="1")
     assert first["compiled"] > 100
