@@ -47,7 +47,7 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import DenseArrayBase, DenseIntOrFPElementsAttr, IntegerType, ModuleOp, TensorType, i64
 from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from cascade.dialects import nn
 from cascade.dialects.access import Region
@@ -569,20 +569,17 @@ def run_scheduled(module: ModuleOp, inputs: Sequence[np.ndarray], check: bool = 
 def compare_with_nn(original: ModuleOp, scheduled: ScheduledRun, reference: ProgramRun) -> tuple[int, list[str]]:
     """Compare a stripe-level run with an `interpreter.nn` run of the unscheduled `original`:
     the outputs by position, and every full tensor the scheduled run computed with the value
-    of the same operator in `original` (scheduling keeps the nn operators and their order, so
-    the k-th operator of one is the k-th of the other). Returns how many tensors were compared
-    and one line per mismatch."""
+    of the same operator in `original` (`twin_operators`: scheduling may reorder them).
+    Returns how many tensors were compared and one line per mismatch."""
     mismatches: list[str] = []
     compared = 0
     for index, (want, got) in enumerate(zip(reference.outputs, scheduled.outputs, strict=True)):
         compared += 1
         if want.shape != got.shape or not np.array_equal(want, got):
             mismatches.append(f"output {index} differs")
-    mine = [o for o in scheduled.function.walk() if isinstance(o, nn.NNOperation)] if scheduled.function else []
-    theirs = [o for o in main_function(original).walk() if isinstance(o, nn.NNOperation)]
-    if len(mine) != len(theirs):
-        raise InterpretationError("the scheduled program does not have the operators of the original")
-    for position, (op, twin) in enumerate(zip(mine, theirs, strict=True)):
+    if scheduled.function is None:
+        return compared, mismatches
+    for position, (op, twin) in enumerate(twin_operators(scheduled.function, main_function(original))):
         if op.results[0] not in scheduled.values or twin.results[0] not in reference.values:
             continue
         want, got = reference.values[twin.results[0]], scheduled.values[op.results[0]]
@@ -591,6 +588,64 @@ def compare_with_nn(original: ModuleOp, scheduled: ScheduledRun, reference: Prog
             count = int(np.sum(want != got)) if want.shape == got.shape else -1
             mismatches.append(f"operator {position} ({describe_op(op)}): {count} elements differ")
     return compared, mismatches
+
+
+def twin_operators(function: FuncOp, original: FuncOp) -> list[tuple[nn.NNOperation, nn.NNOperation]]:
+    """Each `nn` operator of `function` (in its order) with the operator of `original` it stands
+    for. Scheduling groups operators, wraps buffers and may run them in another order
+    (cascade-plan's lean order), but never changes what one computes, so operators are matched
+    by what they compute: the operator, its properties (scheduling adds only discardable
+    attributes) and what its operands compute, through groups and rolling buffers to function
+    arguments and constants. Operators that compute the same are matched in order. Raises
+    `InterpretationError` when the two do not have the same operators."""
+    numbers: dict[object, int] = {}
+    mine, theirs = _operator_keys(function, numbers), _operator_keys(original, numbers)
+    unmatched: dict[object, list[nn.NNOperation]] = {}
+    for op, key in theirs:
+        unmatched.setdefault(key, []).append(op)
+    pairs = []
+    for op, key in mine:
+        candidates = unmatched.get(key)
+        if not candidates:
+            raise InterpretationError(f"{describe_op(op)} of the scheduled program is not in the original")
+        pairs.append((op, candidates.pop(0)))
+    if len(pairs) != len(theirs):
+        raise InterpretationError("the scheduled program does not have the operators of the original")
+    return pairs
+
+
+def _operator_keys(function: FuncOp, numbers: dict[object, int]) -> list[tuple[nn.NNOperation, int]]:
+    """Every nn operator of `function` in walk order, with a number standing for what it
+    computes (equal numbers: the same computation; see `twin_operators`), from `numbers`, the
+    numbers given so far."""
+    known: dict[Operation, int] = {}
+
+    def value_key(value: SSAValue) -> object:
+        owner = value.owner
+        if isinstance(value, BlockArgument):
+            parent = owner.parent_op() if isinstance(owner, Block) else None
+            if isinstance(parent, StripedRegionOp):
+                return value_key(parent.inputs[parent.input_args.index(value)])
+            return ("argument", value.index)
+        if isinstance(owner, StripedRegionOp):
+            return value_key(owner.yield_op.operands[value.index])
+        if isinstance(owner, RollingBufferOp):
+            return value_key(owner.source)
+        if isinstance(owner, arith.ConstantOp):
+            return ("constant", owner.value)
+        if isinstance(owner, nn.NNOperation):
+            return ("operator", known[owner], value.index)
+        return (owner.name, value.index, tuple(value_key(operand) for operand in owner.operands))
+
+    keyed = []
+    for op in function.walk():
+        if not isinstance(op, nn.NNOperation):
+            continue
+        properties = tuple(sorted(op.properties.items()))
+        key = (op.name, properties, tuple(value_key(operand) for operand in op.operands))
+        known[op] = numbers.setdefault(key, len(numbers))
+        keyed.append((op, known[op]))
+    return keyed
 
 
 def main(argv: Sequence[str] | None = None) -> int:

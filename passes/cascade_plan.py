@@ -8,6 +8,12 @@ The pass is the integration point between the IR and the generic planner
 `planner.from_nn`), prices it with the Ethos-U cost model of `accelerator`, runs
 `planner.plan.plan_program`, and rewrites the function:
 
+* when the chosen plan runs the operators in another topological order than the function's
+  (the planner also searches a memory-lean order, `planner.order`; `reorder=false` keeps the
+  function's), the `nn` operators are moved into that order, after the function's other
+  operators but its terminator (constants: they have no operands, so any place after them is
+  valid). A function with another operator that takes operands, the terminator aside, keeps
+  its order;
 * every chosen cascade of two or more operators becomes a `cascade.group` at the place of its
   last operator (its sink): operands are the feature maps entering it, in order of first use
   (weight constants stay outside and are used directly), the result is the sink's output;
@@ -51,7 +57,7 @@ import math
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from xdsl.context import Context
@@ -112,7 +118,8 @@ class CascadePlanPass(ModulePass):
     the budget, or without one the smallest peak within 5 % of the fastest cycles), `striping`
     (`none`, `h` rows, `hw` rows and columns), `rolling-axes` (`hw`, or `h`: intermediates roll
     along rows only, for lower-to-ethosu), `system-config` and `memory-mode` (Vela's names; by
-    default Vela's for the accelerator), `report` (path of a JSON report).
+    default Vela's for the accelerator), `report` (path of a JSON report), `reorder` (`true`:
+    the plans of a memory-lean operator order compete too; `false`: the function's order).
 
     Every plan fits the SRAM the memory mode provides (`arena_cache_size`: 384 KiB in U65's
     default Dedicated_Sram_384KB; unlimited in U55's Shared_Sram), budget or not.
@@ -128,6 +135,7 @@ class CascadePlanPass(ModulePass):
     system_config: str | None = None
     memory_mode: str | None = None
     report: str | None = None
+    reorder: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from cascade.ethos_u.arch import unknown_config_name
@@ -140,6 +148,7 @@ class CascadePlanPass(ModulePass):
             objective=self.objective,
             striping=self.striping,
             rolling_axes=self.rolling_axes,
+            reorder=self.reorder,
         )
         try:
             options.validate()
@@ -161,9 +170,10 @@ class CascadePlanPass(ModulePass):
             cost = planner_cost_model(
                 self.accelerator, scheduled.program, self.name, self.system_config, self.memory_mode
             )
+            fixed = replace(options, reorder=False) if options.reorder and not _reorderable(function) else options
             try:
                 with _search_progress(function.sym_name.data):
-                    result = plan_program(scheduled.program, cost, options)
+                    result = plan_program(scheduled.program, cost, fixed)
             except PlanningError as error:
                 message = _with_sources(str(error), scheduled.program)
                 raise DiagnosticException(f"{self.name}: @{function.sym_name.data}: {message}") from None
@@ -480,8 +490,17 @@ def _geometries(function: FuncOp, groups: Sequence[GroupOp]) -> dict[GroupOp, Ca
 # --------------------------------------------------------------------------- #
 
 
+def _reorderable(function: FuncOp) -> bool:
+    """Whether `emit_plan` may move the nn operators of `function` after all its other
+    operators but the terminator: none of those takes operands (an nn result among them)."""
+    block = function.body.block
+    return all(not op.operands for op in block.ops if not isinstance(op, nn.NNOperation) and op is not block.last_op)
+
+
 def emit_plan(function: FuncOp, nn_ops: Sequence[nn.NNOperation], result: PlanResult) -> None:
     """Rewrite `function` (whose nn operators are `nn_ops`, in order) as `result` planned it."""
+    if result.graph.order is not None:
+        nn_ops = _run_in_order(function, [nn_ops[position] for position in result.graph.order])
     for cascade in result.cascades:
         members = list(nn_ops[cascade.first : cascade.sink + 1])
         mode = WeightsMode.SRAM if cascade.weights_in_sram else WeightsMode.STREAM
@@ -506,6 +525,20 @@ def emit_plan(function: FuncOp, nn_ops: Sequence[nn.NNOperation], result: PlanRe
     function.attributes[PEAK_ATTR] = IntegerAttr(result.peak, i64)
     function.attributes[CYCLES_ATTR] = IntegerAttr(result.cycles, i64)
     function.attributes[LOWER_BOUND_ATTR] = IntegerAttr(result.lower_bound, i64)
+
+
+def _run_in_order(function: FuncOp, nn_ops: list[nn.NNOperation]) -> list[nn.NNOperation]:
+    """Move `nn_ops` (a topological order of the function's nn operators) to run in that order,
+    just before the terminator (`_reorderable`)."""
+    if not _reorderable(function):
+        raise ValueError(f"@{function.sym_name.data} has operators between its nn operators that take operands")
+    block = function.body.block
+    terminator = block.last_op
+    assert terminator is not None
+    for op in nn_ops:
+        op.detach()
+        block.insert_op_before(op, terminator)
+    return nn_ops
 
 
 def _emit_group(

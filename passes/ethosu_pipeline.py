@@ -2,12 +2,11 @@
 
     cascade-opt net.tflite --ethosu-pipeline='accelerator=ethos-u55-128 sram-budget=65536'
 
-is `cascade-plan{accelerator sram-budget}`, `rolling-buffer`, `allocate-memory{accelerator}` and
-`lower-to-ethosu{accelerator}` in order (`stages`), the plan restricted to rolling buffers along
-rows, the only ones lower-to-ethosu lowers. The names are checked before any work (as
-cascade-estimate does). `system-config` and `memory-mode` are recorded on every
-`ethosu.command_stream` (Vela's vela.ini section names); the planner does not use them yet
-(cascade-plan has no such options).
+is `cascade-plan{accelerator sram-budget system-config memory-mode reorder}`, `rolling-buffer`,
+`allocate-memory{accelerator}` and `lower-to-ethosu{accelerator}` in order (`stages`), the plan
+restricted to rolling buffers along rows, the only ones lower-to-ethosu lowers. The names are
+checked before any work (as cascade-estimate does). `system-config` and `memory-mode` (Vela's
+vela.ini section names) price the plan and are recorded on every `ethosu.command_stream`.
 """
 
 from dataclasses import dataclass
@@ -25,7 +24,8 @@ class EthosUPipelinePass(ModulePass):
     """Run cascade-plan, rolling-buffer, allocate-memory and lower-to-ethosu in order.
 
     Options: `accelerator` (Vela accelerator name), `sram-budget` (bytes), `system-config` and
-    `memory-mode` (Vela system configuration and memory mode names).
+    `memory-mode` (Vela system configuration and memory mode names), `reorder` (cascade-plan's:
+    `false` keeps the model's operator order).
     """
 
     name = "ethosu-pipeline"
@@ -34,6 +34,7 @@ class EthosUPipelinePass(ModulePass):
     sram_budget: int | None = None
     system_config: str | None = None
     memory_mode: str | None = None
+    reorder: bool = True
 
     def check_names(self) -> None:
         """Reject unknown accelerator, system config and memory mode names before any work."""
@@ -61,6 +62,7 @@ class EthosUPipelinePass(ModulePass):
                 rolling_axes="h",
                 system_config=self.system_config,
                 memory_mode=self.memory_mode,
+                reorder=self.reorder,
             ),
             RollingBufferPass(),
             AllocateMemoryPass(accelerator=self.accelerator),

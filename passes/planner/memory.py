@@ -60,7 +60,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cascade.passes.planner.cost import CostModel
-from cascade.passes.planner.graph import TensorInfo
+from cascade.passes.planner.graph import OpInfo, TensorInfo
 from cascade.passes.planner.placement import Buffer, align, step_totals
 from cascade.passes.planner.program import ProgramGraph
 from cascade.passes.planner.stripes import CascadeGeometry, StripeConfig
@@ -161,20 +161,28 @@ def in_place_source(graph: ProgramGraph, cost: CostModel, first: int, sink: int)
     has already overwritten in an earlier stripe. The first operand that qualifies wins.
     """
     op = graph.ops[sink]
-    if op.kind not in IN_PLACE_KINDS:
-        return -1
     for operand in graph.operands[sink]:
         source = operand.producer
         if source < 0 or source >= first or graph.last_use[source] != sink:
             continue
-        if operand.tensor.shape != op.output.shape or operand.tensor.element_bytes != op.output.element_bytes:
-            continue
-        if full_bytes(cost, operand.tensor) != full_bytes(cost, op.output):
+        if not may_overwrite(cost, op, operand.tensor):
             continue
         if any(reader != sink for reader, _ in graph.consumers[source] if reader >= first):
             continue
         return source
     return -1
+
+
+def may_overwrite(cost: CostModel, op: OpInfo, operand: TensorInfo) -> bool:
+    """Whether `op` may write its output over the full tensor `operand` it reads, should that
+    be the operand's last read: an elementwise operator (`IN_PLACE_KINDS`) and an operand with
+    the output's shape, element size and stored bytes."""
+    return (
+        op.kind in IN_PLACE_KINDS
+        and operand.shape == op.output.shape
+        and operand.element_bytes == op.output.element_bytes
+        and full_bytes(cost, operand) == full_bytes(cost, op.output)
+    )
 
 
 def plan_buffers(

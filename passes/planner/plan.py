@@ -5,7 +5,11 @@
 plan's cycles on its exact stripe boxes (`Candidates.exact_path`), makes it concrete
 (`realize`: which weight copies are prefetched during the previous step, the cycles
 that follow, the buffers placed by `memory.plan_buffers` and `placement.place`), re-culls the
-front on placed peaks and realized cycles, and picks one:
+front on placed peaks and realized cycles, and picks one. It searches the program's operator
+order and, when `order.lean_order` finds a topological order that keeps less memory live, that
+order too (sharing the memoised prices): the plans of both are culled and chosen from together,
+and the chosen plan's graph names the order it runs in (`ProgramGraph.order`; `reorder=False`
+searches the program's order only). The choice:
 
 * with a budget, objective default or `min-cycles`: the fastest plan whose placed peak fits;
   `min-sram`: the smallest placed peak (it must fit too);
@@ -47,6 +51,7 @@ from cascade.dialects.access import Region
 from cascade.passes.planner.cost import CostModel
 from cascade.passes.planner.graph import OpInfo, TensorInfo
 from cascade.passes.planner.memory import Step, full_tensors_of, plan_buffers, spilled_buffers
+from cascade.passes.planner.order import lean_order
 from cascade.passes.planner.placement import DEFAULT_EFFORT, Buffer, Placement, align, max_live, place, step_totals
 from cascade.passes.planner.program import ProgramGraph, ProgramLike
 from cascade.passes.planner.search import Candidates, Edge, PartitionDP, Path, SearchOptions, minimax_path
@@ -74,6 +79,8 @@ class PlanOptions:
     cycles_tolerance: float = 0.05
     exact_pricing: bool = False
     rolling_axes: str = "hw"
+    reorder: bool = True
+    """Also search the plans of the memory-lean operator order (`order.lean_order`)."""
 
     def validate(self) -> None:
         if self.objective is not None and self.objective not in OBJECTIVES:
@@ -225,15 +232,77 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
         options.striping, options.max_length, options.max_points, options.exact_pricing, options.rolling_axes
     )
     cap = capacity if budget is None else budget
-    spills = can_spill(cost)
     # On a target that spills, what TFLite and the CPU see always lives in the arena.
-    pinned = pinned_tensors(graph, cost) if spills else frozenset()
-    candidates = Candidates(graph, cost, search, pinned)
+    pinned = pinned_tensors(graph, cost) if can_spill(cost) else frozenset()
+    searches = [_search(Candidates(graph, cost, search, pinned), budget, cap, options, pinned)]
+    order = lean_order(graph, cost) if options.reorder else None
+    if order is not None:
+        # The same candidates in the lean order: the prices are known, the plans differ.
+        reordered = graph.reordered(order)
+        candidates = searches[0].candidates.reordered(reordered, order)
+        searches.append(_search(candidates, budget, cap, options, pinned, searches[0].limit))
+    front_entries = _placed_front([entry for searched in searches for entry in searched.realized])
+    chosen = front_entries[_choose(front_entries, options, graph, searches, capacity, capacity_name)]
+    front = [
+        FrontPoint(e.placement.peak, e.cycles, e.path.multi_op_cascades, max_live(e.buffers)) for e in front_entries
+    ]
+    stats = {
+        "candidate_cascades": sum(len(searched.edges) for searched in searches),
+        "evaluated_points": sum(searched.candidates.evaluated for searched in searches),
+        "cost_model_calls": sum(searched.pricer_calls for searched in searches),
+        "front_size": len(front),
+        "orders": len(searches),
+    }
+    # Only the chosen plan's spilled tensors are placed: the front is culled on SRAM alone.
+    spilled = chosen.spilled
+    dram_peak = place(spilled_buffers(chosen.graph, chosen.steps, cost, spilled)).peak if spilled else 0
+    return PlanResult(
+        chosen.graph,
+        chosen.cascades(),
+        chosen.buffers,
+        chosen.placement,
+        min(searched.lower_bound for searched in searches),
+        front,
+        time.perf_counter() - started,
+        stats,
+        spilled,
+        dram_peak,
+    )
+
+
+@dataclass
+class _Searched:
+    """The realized plans of one operator order, and what else its search leaves."""
+
+    candidates: Candidates
+    edges: list[Edge]
+    realized: list[Realized]
+    lower_bound: int
+    limit: float
+    """The most cycles a plan may take to be chosen, given those realized (`_realized_front`)."""
+
+    @property
+    def pricer_calls(self) -> int:
+        pricer, exact = self.candidates.pricer, self.candidates.exact_pricer
+        return pricer.calls + (exact.calls if exact is not pricer else 0)
+
+
+def _search(
+    candidates: Candidates,
+    budget: int | None,
+    cap: int | None,
+    options: PlanOptions,
+    pinned: frozenset[str],
+    limit: float = math.inf,
+) -> _Searched:
+    """The front of `candidates`' operator order realized (and, on a target that spills and
+    needs to, the front of plans that spill), not yet culled (module docstring)."""
+    graph, cost = candidates.graph, candidates.cost
     edges = candidates.edges()
     dp = PartitionDP(graph.size, edges)
     paths = [(candidates.exact_path(path, pinned), pinned) for path in dp.pareto_front()]
-    realized, limit = _realized_front(graph, paths, cost, budget, cap, options)
-    spilling = candidates.spilling() if spills else None
+    realized, limit = _realized_front(graph, paths, cost, budget, cap, options, limit)
+    spilling = candidates.spilling() if can_spill(cost) else None
     # The bound of every plan the target allows, spilling searched or not.
     lower_bound = row_lower_bound(graph, spilling if spilling is not None else candidates)
     if spilling is not None and cap is not None and _wants_spill(realized, cap, options):
@@ -245,26 +314,7 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
             spilled = promote(spilling, _steps(path), promotion_cap, pinned)
             variants.append((spilling.exact_path(path, spilled), spilled))
         realized += _realized_front(graph, variants, cost, cap, cap, options, limit)[0]
-    front_entries = _placed_front(realized)
-    chosen = front_entries[_choose(front_entries, options, graph, edges, capacity, capacity_name)]
-    cascades = chosen.cascades()
-    buffers, placement = chosen.buffers, chosen.placement
-    front = [
-        FrontPoint(e.placement.peak, e.cycles, e.path.multi_op_cascades, max_live(e.buffers)) for e in front_entries
-    ]
-    stats = {
-        "candidate_cascades": len(edges),
-        "evaluated_points": candidates.evaluated,
-        "cost_model_calls": candidates.pricer.calls
-        + (candidates.exact_pricer.calls if candidates.exact_pricer is not candidates.pricer else 0),
-        "front_size": len(front),
-    }
-    # Only the chosen plan's spilled tensors are placed: the front is culled on SRAM alone.
-    dram_peak = place(spilled_buffers(graph, chosen.steps, cost, chosen.spilled)).peak if chosen.spilled else 0
-    seconds = time.perf_counter() - started
-    return PlanResult(
-        graph, cascades, buffers, placement, lower_bound, front, seconds, stats, chosen.spilled, dram_peak
-    )
+    return _Searched(candidates, edges, realized, lower_bound, limit)
 
 
 def _realized(
@@ -408,6 +458,8 @@ class Realized:
     cycles_per_step: list[int]
     buffers: list[Buffer]
     placement: Placement
+    graph: ProgramGraph
+    """The program in the operator order the plan runs."""
     spilled: frozenset[str] = frozenset()
     """Full tensors kept in the spill memory."""
 
@@ -490,7 +542,7 @@ def realize(
         cycles[index] = point.duration(points[index - 1].slack)
     if any(step.prefetch for step in steps):
         buffers = plan_buffers(graph, steps, cost, spilled)
-    return Realized(path, steps, cycles, buffers, place(buffers, effort), spilled)
+    return Realized(path, steps, cycles, buffers, place(buffers, effort), graph, spilled)
 
 
 def _placed_front(realized: list[Realized]) -> list[Realized]:
@@ -516,7 +568,7 @@ def _choose(
     entries: list[Realized],
     options: PlanOptions,
     graph: ProgramGraph,
-    edges: list[Edge],
+    searches: list[_Searched],
     capacity: int | None,
     capacity_name: str,
 ) -> int:
@@ -526,12 +578,12 @@ def _choose(
         if not indices:
             smallest = min(e.placement.peak for e in entries)
             what = f"{capacity_name} of {capacity} bytes"
-            raise PlanningError(_budget_message(graph, edges, capacity, smallest, what))
+            raise PlanningError(_budget_message(graph, searches, capacity, smallest, what))
     if options.sram_budget is not None:
         budget = options.sram_budget
         indices = [i for i in indices if entries[i].placement.peak <= budget]
         if not indices:
-            raise PlanningError(_budget_message(graph, edges, budget, min(e.placement.peak for e in entries)))
+            raise PlanningError(_budget_message(graph, searches, budget, min(e.placement.peak for e in entries)))
     if options.objective == "min-sram":
         return min(indices, key=lambda i: (entries[i].placement.peak, entries[i].cycles))
     if options.objective == "min-cycles" or options.sram_budget is not None:
@@ -542,17 +594,22 @@ def _choose(
     return min(within, key=lambda i: (entries[i].placement.peak, entries[i].cycles))
 
 
-def _budget_message(graph: ProgramGraph, edges: list[Edge], budget: int, smallest: int, what: str | None = None) -> str:
-    """Why nothing fits `budget` (`what` names it; default: the sram-budget)."""
+def _budget_message(
+    graph: ProgramGraph, searches: list[_Searched], budget: int, smallest: int, what: str | None = None
+) -> str:
+    """Why nothing fits `budget` (`what` names it; default: the sram-budget). `graph` is the
+    program in its own order; each search's operators are mapped back to it."""
     what = what or f"sram-budget of {budget} bytes"
-    working_set = [None] * graph.size
-    for edge in edges:
-        if not edge.points:
-            continue
-        memory = edge.points[0].memory
-        for op in range(edge.first, edge.sink + 1):
-            current = working_set[op]
-            working_set[op] = memory if current is None else min(current, memory)
+    working_set: list[int | None] = [None] * graph.size
+    for searched in searches:
+        for edge in searched.edges:
+            if not edge.points:
+                continue
+            memory = edge.points[0].memory
+            for op in range(edge.first, edge.sink + 1):
+                position = searched.candidates.graph.position(op)
+                current = working_set[position]
+                working_set[position] = memory if current is None else min(current, memory)
     worst = max(range(graph.size), key=lambda op: (working_set[op] or 0, -op))
     if (working_set[worst] or 0) > budget:
         return (

@@ -15,7 +15,8 @@ Pure Python: no IR types, no target.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Protocol
 
@@ -37,6 +38,13 @@ class ProgramLike(Protocol):
 
     @property
     def graph_outputs(self) -> tuple[str, ...]: ...
+
+
+@dataclass(frozen=True)
+class _Program:
+    ops: tuple[OpInfo, ...]
+    graph_inputs: tuple[str, ...]
+    graph_outputs: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -109,6 +117,9 @@ class ProgramGraph:
     stripable: tuple[bool, ...]
     """Per operator, whether it may be part of a multi-operator cascade."""
     outputs: frozenset[str]
+    order: tuple[int, ...] | None = None
+    """Where each operator stands in the program it was built from, when built in another
+    order (`reordered`); None: in the program's order."""
     memo: dict[tuple[object, ...], object] = field(default_factory=dict, init=False, compare=False, repr=False)
     """Results of pure functions of this graph, kept by the planner modules computing them
     (`stripes.simulate_axis`): the search, the memory count and the report ask for the same
@@ -167,6 +178,18 @@ class ProgramGraph:
             stripable=tuple(stripable),
             outputs=outputs,
         )
+
+    def reordered(self, order: Sequence[int]) -> ProgramGraph:
+        """The program with its operator `order[k]` run k-th (`order`: a topological order of
+        this graph's operators), each operator as stripable as here."""
+        ops = tuple(self.ops[op] for op in order)
+        built = ProgramGraph.build(_Program(ops, (), tuple(sorted(self.outputs))))
+        stripable = tuple(self.stripable[op] for op in order)
+        return replace(built, stripable=stripable, order=tuple(self.position(op) for op in order))
+
+    def position(self, op: int) -> int:
+        """Where operator `op` stands in the program this graph was built from."""
+        return op if self.order is None else self.order[op]
 
     def range_start_limit(self, sink: int, max_length: int) -> int:
         """The smallest `first` such that `[first, sink]` is a cascade of at most `max_length` ops.

@@ -308,10 +308,15 @@ class Pricer:
     Every price may name `spilled` tensors: operands or the output of the operator kept in the
     cost model's spill memory (`CostModel.can_spill`) instead of SRAM."""
 
-    def __init__(self, graph: ProgramGraph, cost: CostModel, exact: bool = False) -> None:
+    def __init__(
+        self, graph: ProgramGraph, cost: CostModel, exact: bool = False, ids: Sequence[int] | None = None
+    ) -> None:
         self.graph = graph
         self.cost = cost
         self.exact = exact
+        self.ids: Sequence[int] = range(graph.size) if ids is None else ids
+        """What the memos know each operator by: its index, or that of the pricer this one
+        shares them with (`reordered`)."""
         self._samples: dict[tuple[object, ...], int] = {}
         self._exact: dict[tuple[object, ...], int] = {}
         self._whole: dict[tuple[object, ...], int] = {}
@@ -323,6 +328,15 @@ class Pricer:
         pipelined = getattr(cost, "pipelined_stripe_cycles", None)
         self._pipelined = pipelined if callable(pipelined) else None
         self.calls = 0
+
+    def reordered(self, graph: ProgramGraph, order: Sequence[int]) -> Pricer:
+        """A pricer of `graph`, whose operator k is this one's operator `order[k]`, sharing this
+        one's memos: a price depends on the operator and the box, not on where the operator
+        runs."""
+        sibling = Pricer(graph, self.cost, self.exact, tuple(self.ids[op] for op in order))
+        sibling._samples, sibling._exact, sibling._whole = self._samples, self._exact, self._whole
+        sibling._interpolations, sibling._transfers, sibling._grids = self._interpolations, self._transfers, self._grids
+        return sibling
 
     def _price(
         self, op: int, region: Region, weights_in_sram: bool, pipelined: bool, spilled: frozenset[str] = frozenset()
@@ -338,7 +352,7 @@ class Pricer:
         self, op: int, weights_in_sram: bool, pipelined: bool = False, spilled: frozenset[str] = frozenset()
     ) -> int:
         """Cycles of the whole operator in one go (`pipelined`: without its fill and drain)."""
-        key = (op, weights_in_sram, pipelined and self._pipelined is not None, spilled)
+        key = (self.ids[op], weights_in_sram, pipelined and self._pipelined is not None, spilled)
         if key not in self._whole:
             info = self.graph.ops[op]
             self._whole[key] = self._price(op, Region.full(info.output.shape), weights_in_sram, key[2], spilled)
@@ -364,9 +378,10 @@ class Pricer:
         """Cycles to copy an operator's weights into SRAM once (0 if the model has no such price)."""
         if self._transfer is None or not self.graph.ops[op].weights:
             return 0
-        if op not in self._transfers:
-            self._transfers[op] = int(self._transfer(self.graph.ops[op]))
-        return self._transfers[op]
+        key = self.ids[op]
+        if key not in self._transfers:
+            self._transfers[key] = int(self._transfer(self.graph.ops[op]))
+        return self._transfers[key]
 
     def box(
         self,
@@ -421,12 +436,13 @@ class Pricer:
         pipelined = self._pipelined is not None
         shape = self.graph.output_shape(op)
         interpolations = self._interpolations
+        key_op = self.ids[op]
         for (height, _, _), row_count, _ in rows:
             for (width, _, _), column_count, _ in columns:
                 if height == shape[1] and width == shape[2]:
                     price = self.whole(op, weights_in_sram, pipelined, spilled)
                 else:
-                    price = interpolations.get((op, height, width, weights_in_sram, pipelined, spilled))
+                    price = interpolations.get((key_op, height, width, weights_in_sram, pipelined, spilled))
                     if price is None:
                         price = self._interpolated(op, height, width, weights_in_sram, pipelined, spilled)
                 total += row_count * column_count * price
@@ -451,7 +467,7 @@ class Pricer:
         edges = tuple(
             (lo == 0, lo + size == extent) for lo, size, extent in zip(region.offset, region.shape, shape, strict=True)
         )
-        key = (op, tuple(region.shape), edges, weights_in_sram, pipelined, spilled)
+        key = (self.ids[op], tuple(region.shape), edges, weights_in_sram, pipelined, spilled)
         if key not in self._exact:
             self._exact[key] = self._price(op, region, weights_in_sram, pipelined, spilled)
         return self._exact[key]
@@ -459,7 +475,7 @@ class Pricer:
     def _sample(
         self, op: int, height: int, width: int, weights_in_sram: bool, pipelined: bool, spilled: frozenset[str]
     ) -> int:
-        key = (op, height, width, weights_in_sram, pipelined, spilled)
+        key = (self.ids[op], height, width, weights_in_sram, pipelined, spilled)
         if key not in self._samples:
             shape = self.graph.output_shape(op)
             if (height, width) == (shape[1], shape[2]):
@@ -474,13 +490,13 @@ class Pricer:
     def _interpolated(
         self, op: int, height: int, width: int, weights_in_sram: bool, pipelined: bool, spilled: frozenset[str]
     ) -> float:
-        key = (op, height, width, weights_in_sram, pipelined, spilled)
+        key = (self.ids[op], height, width, weights_in_sram, pipelined, spilled)
         if key in self._interpolations:
             return self._interpolations[key]
-        if op not in self._grids:
+        if key[0] not in self._grids:
             shape = self.graph.output_shape(op)
-            self._grids[op] = (_grid(shape[1]), _grid(shape[2]))
-        row_grid, col_grid = self._grids[op]
+            self._grids[key[0]] = (_grid(shape[1]), _grid(shape[2]))
+        row_grid, col_grid = self._grids[key[0]]
         total = sum(
             wh * ww * self._sample(op, h, w, weights_in_sram, pipelined, spilled)
             for h, wh in _bracket(row_grid, height)
@@ -537,6 +553,16 @@ class Candidates:
         self._op_cycles: dict[tuple[object, ...], tuple[int, int]] = {}
         self._buffer_bytes: dict[tuple[int, tuple[int, ...]], int] = {}
         self._exact_points: dict[tuple[int, int, int, frozenset[str]], tuple[Point, Point]] = {}
+
+    def reordered(self, graph: ProgramGraph, order: Sequence[int]) -> Candidates:
+        """The candidates of `graph`, whose operator k is this one's operator `order[k]` (the
+        same program in another order), sharing this search's memoised prices."""
+        sibling = Candidates(graph, self.cost, self.options, self.spilled)
+        sibling.pricer = self.pricer.reordered(graph, order)
+        exact = self.exact_pricer
+        sibling.exact_pricer = sibling.pricer if exact is self.pricer else exact.reordered(graph, order)
+        sibling._op_cycles, sibling._buffer_bytes = self._op_cycles, self._buffer_bytes
+        return sibling
 
     def spilling(self) -> Candidates:
         """The candidates with every full tensor spilled, sharing this search's memoised
@@ -705,9 +731,7 @@ class Candidates:
         `spilled` (None: this search's `spilled`)."""
         return full_tensors_of(self.graph, op, first, sink) & (self.spilled if spilled is None else spilled)
 
-    def spill_penalty(
-        self, first: int, sink: int, weights_in_sram: bool, spilled: frozenset[str] | None = None
-    ) -> int:
+    def spill_penalty(self, first: int, sink: int, weights_in_sram: bool, spilled: frozenset[str] | None = None) -> int:
         """The estimated extra cycles of cascade [first, sink] for the full tensors of
         `spilled` (None: this search's) it reads or writes, each operator priced whole."""
         if spilled is not None:
@@ -844,7 +868,7 @@ class Candidates:
                 )
 
     def _intermediate_bytes(self, op: int, shape: tuple[int, ...]) -> int:
-        key = (op, shape)
+        key = (self.pricer.ids[op], shape)
         if key not in self._buffer_bytes:
             self._buffer_bytes[key] = align(self.cost.buffer_bytes(self.graph.ops[op].output, shape))
         return self._buffer_bytes[key]
@@ -857,7 +881,7 @@ class Candidates:
         the operands and output `op` reads and writes in the spill memory)."""
         pricer = self.exact_pricer if exact else self.pricer
         rows, columns = geometry.tracks[1][op].classes, geometry.tracks[2][op].classes
-        key = (op, rows, columns, pricer.exact, spilled)
+        key = (pricer.ids[op], rows, columns, pricer.exact, spilled)
         cycles = self._op_cycles.get(key)
         if cycles is not None:
             return cycles
