@@ -3,7 +3,9 @@
 `ProgramGraph` wraps the operators (`OpInfo`, in program order, which is a topological order)
 with the graph facts every other planner module needs: the producer and the consumers of each
 tensor, the last use of each tensor, which tensors are graph inputs and outputs, and which
-operators may sit inside a multi-operator cascade (`stripable`).
+operators may sit inside a multi-operator cascade (`stripable`). `reordered` builds the same
+facts for another topological order of the same operators (`order.lean_order`); such a graph
+remembers where each operator stood (`ProgramGraph.order`).
 
 A *cascade* is a contiguous range `[first, last]` of operators with a single sink: only the
 output of `last` is used after `last` (or returned). Every other operator of the range has all
