@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from xdsl.dialects.builtin import UnregisteredOp
 
 from cascade.dialects import nn
 from cascade.frontends.loader import load_module, make_context
@@ -193,3 +194,19 @@ def test_reordered_operators_are_matched_by_what_they_compute():
     changed.output_quant = nn.QuantAttr(0.5, 3)
     with pytest.raises(InterpretationError, match="is not in the original"):
         twin_operators(main_function(planned), main_function(original))
+
+
+def test_a_function_whose_other_operators_take_operands_keeps_its_order():
+    # The same resnet8 plan as above, with an operator outside nn reading the first block's
+    # output before the return: moving the nn operators behind it would break dominance, so
+    # cascade-plan plans the converter's order only.
+    module = load_module(ROOT / "test" / "models" / "resnet8.tflite")
+    function = main_function(module)
+    first_block = [op for op in function.walk() if isinstance(op, nn.NNOperation)][3]
+    use = UnregisteredOp.with_name("test.use").create(operands=[first_block.results[0]])
+    function.body.block.insert_op_before(use, function.body.block.last_op)
+    before = [op.location for op in function.walk() if isinstance(op, nn.NNOperation)]
+    ctx = make_context()
+    ctx.allow_unregistered = True
+    CascadePlanPass(accelerator="ethos-u55-128", sram_budget=35840).apply(ctx, module)
+    assert [op.location for op in main_function(module).walk() if isinstance(op, nn.NNOperation)] == before
