@@ -99,6 +99,33 @@ def test_block_config_is_one_of_velas_and_matches_the_weight_encoding() -> None:
     assert len(depths) == 1
 
 
+@pytest.mark.parametrize("accelerator", ["ethos-u55-128", "ethos-u65-256"])
+def test_remembered_block_searches_are_velas_answers(accelerator: str) -> None:
+    # `block_configs` remembers Vela's answer by what Vela reads of a command. Every command of
+    # three lowered models (convolutions, depthwise, pooling, mean, adds, fully connected; the
+    # stripes of cascades) gets the answer Vela gives it afresh, after the memo has seen the
+    # others: a field Vela reads but the key misses would hand one command another's blocks.
+    from pathlib import Path
+
+    from cascade.frontends.loader import load_module, make_context
+    from cascade.passes.ethosu_pipeline import EthosUPipelinePass
+
+    models = Path(__file__).resolve().parents[1] / "models"
+    commands = []
+    for model in ("resnet8.tflite", "ds_cnn_kws.tflite", "mbv2_035_96.tflite"):
+        module = load_module(models / model)
+        EthosUPipelinePass(accelerator=accelerator).apply(make_context(), module)
+        streams = [op for op in module.walk() if isinstance(op, ethosu.CommandStreamOp)]
+        commands += [c for s in streams for c in s.commands if not isinstance(c, ethosu.DmaOp)]
+    lowering._BLOCK_CONFIGS.clear()
+    remembered = [lowering.block_configs(command, accelerator) for command in commands]
+    keys = {lowering._block_search_inputs(command.to_vela()) for command in commands}
+    assert len(keys) < len(commands)  # the memo is used
+    for command, answer in zip(commands, remembered, strict=True):
+        assert answer == list(lowering._find_block_configs(command.to_vela(), accelerator))
+        assert lowering.block_configs(command, accelerator) == answer
+
+
 def test_encoded_weights_decode_back_to_the_model_weights() -> None:
     for kind in ("conv2d", "depthwise_conv2d", "fully_connected"):
         single = single_op_module(kind, np.random.default_rng(2), shape=(6, 6, 12), out_channels=20)
