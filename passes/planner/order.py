@@ -19,8 +19,8 @@ positions).
 The search is exact, by dynamic programming over the sets of operators run so far: two orders
 that ran the same set leave the same tensors live, and adding the same step memories to two
 sorted lists keeps which one compares smaller, so each set keeps only its best order. A chain
-has one set per length; parallel branches multiply them, and past `MAX_STATES` sets of one
-length the program's order stands.
+has one set per length; parallel branches multiply them, and when the search would score more
+than `MAX_STEPS` steps the program's order stands.
 
 Pure Python: no IR types, no target.
 """
@@ -31,8 +31,10 @@ from cascade.passes.planner.cost import CostModel
 from cascade.passes.planner.memory import full_bytes, may_overwrite, weight_bytes
 from cascade.passes.planner.program import ProgramGraph
 
-MAX_STATES = 4096
-"""Most sets of operators of one size the search keeps (a chain has 1, resnet8 at most 3)."""
+MAX_STEPS = 50_000
+"""Most steps the search scores, about 0.2 s of work (2 to 5 us a step). resnet8 needs 23,
+mbv2_100_224 65; ten inception-like blocks of five parallel branches of three operators
+40,960, of six 197,120."""
 
 Score = tuple[int, ...]
 """Step memories of an order, largest first."""
@@ -60,25 +62,37 @@ def order_score(graph: ProgramGraph, cost: CostModel, order: tuple[int, ...]) ->
 
 def _best_order(graph: ProgramGraph, cost: CostModel) -> tuple[Score, tuple[int, ...]] | None:
     facts = _Facts(graph, cost)
-    # Per set of operators run (a bit mask): (score, order, bytes live after it).
-    states: dict[int, tuple[Score, tuple[int, ...], int]] = {0: ((), (), facts.initial_live)}
+    ready = sum(1 << op for op in range(graph.size) if not facts.needs[op])
+    # Per set of operators run (a bit mask): (score, order, bytes live after it, operators
+    # ready to run).
+    states: dict[int, tuple[Score, tuple[int, ...], int, int]] = {0: ((), (), facts.initial_live, ready)}
+    steps = 0
     for _ in range(graph.size):
-        following: dict[int, tuple[Score, tuple[int, ...], int]] = {}
-        for done, (score, order, live) in states.items():
-            for op in range(graph.size):
-                if done >> op & 1 or facts.needs[op] & ~done:
-                    continue
+        following: dict[int, tuple[Score, tuple[int, ...], int, int]] = {}
+        for done, (score, order, live, ready) in states.items():
+            steps += ready.bit_count()
+            if steps > MAX_STEPS:
+                return None
+            for op in _bits(ready):
                 step, after = facts.run(op, done, live)
-                candidate = (tuple(sorted((*score, step), reverse=True)), (*order, op), after)
                 key = done | 1 << op
+                candidate = (tuple(sorted((*score, step), reverse=True)), (*order, op))
                 known = following.get(key)
-                if known is None or candidate[:2] < known[:2]:
-                    following[key] = candidate
-        if len(following) > MAX_STATES:
-            return None
+                if known is None or candidate < known[:2]:
+                    following[key] = (*candidate, after, facts.now_ready(op, key, ready))
         states = following
-    [(score, order, _)] = states.values()
+    [(score, order, _, _)] = states.values()
     return score, order
+
+
+def _bits(mask: int) -> list[int]:
+    """The positions of the set bits of `mask`, ascending."""
+    found = []
+    while mask:
+        low = mask & -mask
+        found.append(low.bit_length() - 1)
+        mask ^= low
+    return found
 
 
 class _Facts:
@@ -110,14 +124,27 @@ class _Facts:
             self.reads.append(tuple(read))
         self.weights = [weight_bytes(cost, graph, op) for op in range(size)]
         self.initial_live = sum(self.bytes[size:])
+        self.overwritable = [
+            frozenset(t for t in self.reads[op] if t < size and may_overwrite(cost, info, graph.ops[t].output))
+            for op, info in enumerate(graph.ops)
+        ]
+        """Per operator, the operator outputs it may write its own over (`memory.may_overwrite`)."""
+        self.consumers = [tuple(sorted({c for c, _ in graph.consumers[op]})) for op in range(size)]
 
     def run(self, op: int, done: int, live: int) -> tuple[int, int]:
         """(memory of the step running `op` after the operators in `done`, with `live` bytes of
         full tensors live before it; the bytes live after it)."""
-        info = self.graph.ops[op]
         dying = [t for t in self.reads[op] if not self.kept[t] and self.readers[t] & ~done == 1 << op]
-        in_place = any(t < self.graph.size and may_overwrite(self.cost, info, self.graph.ops[t].output) for t in dying)
+        in_place = not self.overwritable[op].isdisjoint(dying)
         output = self.bytes[op]
         step = live + (0 if in_place else output) + self.weights[op]
         stays = self.readers[op] or self.kept[op]
         return step, live - sum(self.bytes[t] for t in dying) + (output if stays else 0)
+
+    def now_ready(self, op: int, done: int, ready: int) -> int:
+        """The operators ready once `op` has run (`done` includes it), from those ready before."""
+        ready &= ~(1 << op)
+        for consumer in self.consumers[op]:
+            if not self.needs[consumer] & ~done:
+                ready |= 1 << consumer
+        return ready
