@@ -440,14 +440,27 @@ Callback = Callable[[ModulePass | None, ModuleOp, ModulePass | None], None]
 
 class PlanKeeper:
     """A pipeline callback that keeps a copy of the last planned, not yet lowered module seen
-    between two passes (then calls the callback it wraps)."""
+    between two passes, and calls the callback it wraps (xdsl-opt's: verify, print, time) at
+    the boundaries of the pipeline as given, not between the stages `expand` put in place of
+    one pass: a report does not change what runs between the passes."""
 
     def __init__(self, inner: Callback | None = None) -> None:
         self.inner = inner
         self.planned: ModuleOp | None = None
+        self._inside: set[int] = set()
+        """Ids of the stages followed by another stage of the same expanded pass."""
+
+    def expand(self, passes: Sequence[ModulePass]) -> tuple[ModulePass, ...]:
+        """`expand_for_report(passes)`, remembering which boundaries fall inside a pass."""
+        expanded: list[ModulePass] = []
+        for pass_ in passes:
+            stages = expand_for_report([pass_])
+            self._inside.update(id(stage) for stage in stages[:-1])
+            expanded += stages
+        return tuple(expanded)
 
     def __call__(self, previous: ModulePass | None, module: ModuleOp, following: ModulePass | None) -> None:
-        if self.inner is not None:
+        if self.inner is not None and id(previous) not in self._inside:
             self.inner(previous, module, following)
         if following is not None and is_planned(module) and not is_lowered(module):
             self.planned = module.clone()

@@ -366,10 +366,10 @@ class CascadeOptMain(xDSLOptMain):
         """Run the pipeline; with `keep_plan`, keep the module as planned before any lowering."""
         if not self.keep_plan:
             return super().apply_passes(prog)
-        from cascade.ethos_u.report import PlanKeeper, expand_for_report
+        from cascade.ethos_u.report import PlanKeeper
 
         keeper = PlanKeeper(self.pipeline.callback)
-        passes = expand_for_report(self.pipeline.passes)
+        passes = keeper.expand(self.pipeline.passes)
         dataclasses.replace(self.pipeline, passes=passes, callback=keeper).apply(self.ctx, prog)
         self.compiled = (prog, keeper.planned)
 

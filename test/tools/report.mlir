@@ -4,6 +4,10 @@
 // RUN: filecheck %s < %t.json
 // RUN: filecheck %s --check-prefix=PLAN < %t.plan.json
 // RUN: not cascade-opt %inputs/example_nn.mlir --report %t.json 2>&1 | filecheck %s --check-prefix=UNPLANNED
+// With --report, ethosu-pipeline runs as its stages to keep the planned module, but what runs
+// between the passes (printing, verifying, timing) still runs between the passes as given:
+// RUN: cascade-opt %inputs/example_nn.mlir -p 'canonicalize,ethosu-pipeline{accelerator=ethos-u55-128}' \
+// RUN:   --print-between-passes --time-passes --report %t.stages.json -o /dev/null 2>&1 | filecheck %s --check-prefix=BETWEEN
 
 // SUMMARY:      Network summary for {{.*}}example_nn.mlir
 // SUMMARY-NEXT:   Accelerator           ethos-u55-128
@@ -21,6 +25,14 @@
 // CHECK:      "tool": "cascade-opt",
 
 // PLAN: "chosen"
+
+// BETWEEN:     Pass canonicalize took
+// BETWEEN-NEXT: IR after canonicalize:
+// BETWEEN-NOT:  IR after
+// BETWEEN:      Pass ethosu-pipeline took
+// BETWEEN-NOT:  Pass {{.*}} took
+// BETWEEN:      Network summary for {{.*}}example_nn.mlir
+// BETWEEN:        Command streams       1
 
 // UNPLANNED: cascade-opt: error: --report: {{.*}}example_nn.mlir: the report needs planned IR (functions with cascade.cycles): run cascade-plan or ethosu-pipeline first
 // UNPLANNED-NOT: Traceback
