@@ -1,4 +1,5 @@
-"""`split_map`: a pure function over a list, shared between this process and one forked child.
+"""`split_map`: a pure function over a list, shared between this process and one forked child;
+`beside`: a pure function computed by a forked child while this process does something else.
 
 A compile is one Python process, and the GIL keeps C extensions that do not release it (Vela's
 weight encoder) on one core. Where the machine has a second core and Linux can fork, the child
@@ -56,6 +57,22 @@ def split_map(
         computed = [function(items[index]) for index in theirs]
     results.update(zip(theirs, computed, strict=True))  # type: ignore[arg-type]
     return [results[index] for index in range(len(items))]
+
+
+def beside(background: Callable[[], Result], foreground: Callable[[], object]) -> Result:
+    """`background()`, computed by a forked child while this process runs `foreground()`, when
+    `split_map` would fork (two cores, Linux, one thread); else, or if the child fails, here
+    after `foreground()`. `background` must be a pure function of the state both share: what
+    it changes stays in the child. If `foreground` raises, the child is killed first."""
+    if available_cores() < 2 or not _can_fork():
+        foreground()
+        return background()
+    with _child(lambda _: background(), [None]) as child:
+        foreground()
+        computed = child.results() if child is not None else None
+    if computed is None or len(computed) != 1:
+        return background()
+    return computed[0]  # type: ignore[return-value]
 
 
 def _can_fork() -> bool:

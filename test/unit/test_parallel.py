@@ -149,3 +149,50 @@ def test_a_child_reaped_by_the_host_still_counts(monkeypatch: pytest.MonkeyPatch
         assert split_map(_digits, items, [n + 1 for n in items], min_size=0) == [_digits(n) for n in items]
     finally:
         signal.signal(signal.SIGCHLD, previous)
+
+
+@needs_fork
+def test_beside_computes_in_a_child_while_this_process_works(forking: None) -> None:
+    # The child's pid shows where the background ran; what the foreground changes stays here,
+    # what the background changes stays in the child.
+    seen: list[str] = []
+
+    def background() -> tuple[int, bytes]:
+        seen.append("background")
+        return os.getpid(), _digits(12)
+
+    pid, digits = parallel.beside(background, lambda: seen.append("foreground"))
+    assert pid != os.getpid()
+    assert digits == _digits(12)
+    assert seen == ["foreground"]
+
+
+@needs_fork
+def test_beside_recomputes_here_when_the_child_fails_and_stops_it_when_this_side_fails(forking: None) -> None:
+    def failing() -> int:
+        raise ValueError("from the background")
+
+    with pytest.raises(ValueError, match="from the background"):
+        parallel.beside(failing, lambda: None)
+    # A foreground that raises: the child is killed and reaped, the error goes on.
+    pids_before = _children()
+    with pytest.raises(KeyError):
+        parallel.beside(lambda: sum(range(10**7)), lambda: {}["missing"])
+    assert _children() == pids_before
+
+
+def test_beside_without_a_second_core_runs_both_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_fork() -> int:
+        raise AssertionError("forked")
+
+    monkeypatch.setattr(os, "fork", no_fork, raising=False)
+    monkeypatch.setattr(parallel, "available_cores", lambda: 1)
+    order: list[str] = []
+    assert parallel.beside(lambda: order.append("background") or 7, lambda: order.append("foreground")) == 7
+    assert order == ["foreground", "background"]
+
+
+def _children() -> set[int]:
+    """Pids of this process's living children (Linux)."""
+    with open(f"/proc/{os.getpid()}/task/{os.getpid()}/children") as children:
+        return {int(pid) for pid in children.read().split()}
