@@ -4,9 +4,10 @@ it keeps live, which the planner searches alongside the program's own order.
 The planner cascades contiguous ranges of one order, so the order decides which full tensors
 live side by side. A converter lists the two branches of a residual block in whatever order
 it met them. In resnet8's second block the input (16 KiB) feeds a 1x1 shortcut and a 3x3
-convolution, each with an 8 KiB output: run the shortcut first and the convolution's 4.6 KiB of
-weights join three full tensors (36.6 KiB); run the convolution first and the worst step of the
-block holds 33.2 KiB.
+convolution, each with an 8 KiB output. On U55-128, run the shortcut first and the
+convolution's 5,728 bytes of encoded weights join three full tensors: 16 + 8 + 8 KiB + 5,728
+= 38,496 bytes; run the convolution first and the worst step of the block holds 34,128 bytes
+(the next convolution's).
 
 `lean_order` scores an order by its steps, one operator each: a step holds the full tensors
 live while it runs, the operator's output (none when it may write it over an input read for

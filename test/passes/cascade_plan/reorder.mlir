@@ -1,14 +1,14 @@
 // The planner also searches a memory-lean operator order (planner/order.py) and moves the nn
 // operators when a plan in that order wins.
 //
-// resnet8's converter lists the second residual block's 1x1 shortcut (conv2d_10, 512 bytes of
-// weights) before the main branch's 3x3 convolution (conv2d_8, 4.6 KiB of weights, output
-// re_lu_12): the 3x3 convolution then runs next to three full tensors, its 16 KiB input, the
-// shortcut's 8 KiB output and its own 8 KiB output. Run first, it has the shortcut's output
-// to keep beside it no more. Likewise the third block's 1x1 shortcut (conv2d_13) runs before
-// its 3x3 convolution (conv2d_12, 36 KiB of weights), which then starts after the block's
-// 8 KiB input has died. At Vela's `--optimise Size` peak on U55-128 (35840 bytes) the plan
-// that wins is in that order; `reorder=false` keeps the converter's.
+// resnet8's converter lists the second residual block's 1x1 shortcut (conv2d_10, 992 bytes of
+// encoded weights on U55-128) before the main branch's 3x3 convolution (conv2d_8, 5,728 bytes,
+// output re_lu_12): the 3x3 convolution then runs next to three full tensors, its 16 KiB input,
+// the shortcut's 8 KiB output and its own 8 KiB output. Run first, it has no shortcut output
+// to keep beside it. Likewise the third block's 1x1 shortcut (conv2d_13) runs before its 3x3
+// convolution (conv2d_12, 37,520 bytes of weights), which then starts after the block's 8 KiB
+// input has died. At Vela's `--optimise Size` peak on U55-128 (35840 bytes) the plan that wins
+// is in that order; `reorder=false` keeps the converter's.
 //
 // RUN: cascade-opt %models/resnet8.tflite -p 'cascade-plan{accelerator=ethos-u55-128 sram-budget=35840}' -o %t.mlir
 // RUN: filecheck %s < %t.mlir
