@@ -170,10 +170,10 @@ class CascadePlanPass(ModulePass):
             cost = planner_cost_model(
                 self.accelerator, scheduled.program, self.name, self.system_config, self.memory_mode
             )
-            fixed = replace(options, reorder=False) if options.reorder and not _reorderable(function) else options
+            planned_options = replace(options, reorder=False) if not _reorderable(function) else options
             try:
                 with _search_progress(function.sym_name.data):
-                    result = plan_program(scheduled.program, cost, fixed)
+                    result = plan_program(scheduled.program, cost, planned_options)
             except PlanningError as error:
                 message = _with_sources(str(error), scheduled.program)
                 raise DiagnosticException(f"{self.name}: @{function.sym_name.data}: {message}") from None
