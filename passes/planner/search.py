@@ -57,8 +57,8 @@ of each front plan are then recounted with its actual prefetch (`plan.realize`).
 row-striping lower bound is a minimax path (`minimax_path`, used by `plan.row_lower_bound`).
 
 Bounds, for speed: `max_length` (24) operators per cascade, `max_points` (12) points per
-candidate cascade; mbv2_100_224 (65 operators, 645 candidate cascades) plans in about 3.5 s
-on one core.
+candidate cascade; mbv2_100_224 (65 operators, 645 candidate cascades) plans in 2.6 to 2.8 s
+for U55-128 (`cascade-plan` within a whole compile on a 2-core machine, 2026-12-01).
 
 Pricing
 -------
