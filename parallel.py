@@ -46,7 +46,7 @@ def split_map(
     `MIN_SIZE`). Side effects of `function` in the child stay there."""
     least = MIN_SIZE if min_size is None else min_size
     mine, theirs = _halves(sizes)
-    if not mine or not theirs or sum(sizes) < least or available_cores() < 2 or not _can_fork():
+    if not mine or not theirs or sum(sizes) < least or not may_fork():
         return [function(item) for item in items]
     results: dict[int, Result] = {}
     with _child(function, [items[index] for index in theirs]) as child:
@@ -64,7 +64,7 @@ def beside(background: Callable[[], Result], foreground: Callable[[], object]) -
     `split_map` would fork (two cores, Linux, one thread); else, or if the child fails, here
     after `foreground()`. `background` must be a pure function of the state both share: what
     it changes stays in the child. If `foreground` raises, the child is killed first."""
-    if available_cores() < 2 or not _can_fork():
+    if not may_fork():
         foreground()
         return background()
     with _child(lambda _: background(), [None]) as child:
@@ -73,6 +73,15 @@ def beside(background: Callable[[], Result], foreground: Callable[[], object]) -
     if computed is None or len(computed) != 1:
         return background()
     return computed[0]  # type: ignore[return-value]
+
+
+def may_fork() -> bool:
+    """Whether `split_map` and `beside` would fork: two cores, Linux, one Python thread, and not
+    in a child of theirs already (its parent keeps the other core busy)."""
+    return not _in_child and available_cores() >= 2 and _can_fork()
+
+
+_in_child = False
 
 
 def _can_fork() -> bool:
@@ -131,7 +140,9 @@ def _run_child(
 ) -> NoReturn:
     """The child's whole life: compute, write the pickled results, exit without running the
     parent's exit handlers or finalizers."""
+    global _in_child
     status = 1
+    _in_child = True
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)

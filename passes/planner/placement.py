@@ -254,14 +254,20 @@ class _Problem:
                 offsets[i] = -1
         else:
             offsets = [-1] * len(self.items)
+        offset_of = offsets.__getitem__
         for i in order[placed:]:
             size = sizes[i]
-            conflicts = [(offsets[j], offsets[j] + sizes[j]) for j in overlaps[i] if offsets[j] >= 0]
-            conflicts.sort()
+            # The placed buffers it overlaps in time, lowest first (the planner's hottest loop:
+            # sorting indices by offset beats sorting (start, end) pairs; ties cannot matter,
+            # each interval ending above its start).
+            conflicts = [j for j in overlaps[i] if offsets[j] >= 0]
+            conflicts.sort(key=offset_of)
             offset = 0
-            for start, end in conflicts:
+            for j in conflicts:
+                start = offsets[j]
                 if start >= offset + size:
                     break
+                end = start + sizes[j]
                 if end > offset:
                     offset = end
             offsets[i] = offset

@@ -57,8 +57,10 @@ of each front plan are then recounted with its actual prefetch (`plan.realize`).
 row-striping lower bound is a minimax path (`minimax_path`, used by `plan.row_lower_bound`).
 
 Bounds, for speed: `max_length` (24) operators per cascade, `max_points` (12) points per
-candidate cascade; mbv2_100_224 (65 operators, 645 candidate cascades) plans in 2.6 to 2.8 s
-for U55-128 (`cascade-plan` within a whole compile on a 2-core machine, 2026-12-01).
+candidate cascade. On two cores a forked child builds the candidates of the last sinks while
+this process builds the first ones (`Candidates.edges`, from `SHARED_WORK`): on mbv2_100_224
+(65 operators, 645 candidate cascades) building them takes 1.05 to 1.1 s instead of 1.45 to
+1.55 s, for U55-128 and U65-256 alike (planning alone, fastest of 2, 2026-12-01).
 
 Pricing
 -------
@@ -88,7 +90,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from itertools import groupby
 
+from cascade import parallel
 from cascade.dialects.access import Region
 from cascade.passes.planner.cost import CostModel
 from cascade.passes.planner.memory import (
@@ -126,6 +130,9 @@ GREEDY_MODE_STEPS = 2
 MIN_2D_EXTENT = 16
 """2-D stripes are tried only for sinks at least this tall and wide: below, full-width rows are
 small enough that cutting columns (and recomputing their halos) does not pay."""
+SHARED_WORK = 20_000
+"""Estimated work (`Candidates._sink_work`) from which a forked child builds half of the
+candidates: below, the fork and the points sent back cost about what the child saves."""
 
 
 ProgressCallback = Callable[[int, int], None]
@@ -337,6 +344,9 @@ class Pricer:
         sibling._samples, sibling._exact, sibling._whole = self._samples, self._exact, self._whole
         sibling._interpolations, sibling._transfers, sibling._grids = self._interpolations, self._transfers, self._grids
         return sibling
+
+    def memos(self) -> list[dict[tuple[object, ...], object]]:
+        return [self._samples, self._exact, self._whole, self._interpolations, self._transfers, self._grids]  # type: ignore[list-item]
 
     def _price(
         self, op: int, region: Region, weights_in_sram: bool, pipelined: bool, spilled: frozenset[str] = frozenset()
@@ -627,16 +637,106 @@ class Candidates:
         return self._bases[key]
 
     def edges(self) -> list[Edge]:
-        edges = []
-        self.fastest_ending = [0] * self.graph.size
+        """The candidate cascades of every sink, their points culled (module docstring).
+
+        With two cores, a forked child builds the points of the last sinks while this process
+        builds the first ones (`SHARED_WORK`): a point's cycles depend on the slack the
+        cascades before can leave (`previous_slack`), which the child cannot know, so it sends
+        its points uncut but for the ones no slack can save (`_undominated`), and this process
+        gives them their cycles and culls them in order. The edges are the same either way."""
+        size = self.graph.size
+        self.fastest_ending = [0] * size
         progress = _progress.get()
-        for sink in range(self.graph.size):
-            sink_edges = self.edges_of_sink(sink)
-            edges.extend(sink_edges)
-            self.fastest_ending[sink] = min((p.slack for e in sink_edges for p in e.points), default=0)
+        split = self._shared_split()
+        edges: list[Edge] = []
+
+        def build_first_sinks() -> None:
+            for sink in range(split):
+                edges.extend(self._finished_edges(sink, self._points_of_sink(sink)))
+                if progress is not None:
+                    progress(sink + 1, size)
+
+        if split == size:
+            build_first_sinks()
+            return edges
+        theirs = parallel.beside(lambda: self._built_elsewhere(range(split, size)), build_first_sinks)
+        self._adopt(theirs)
+        for sink, points in zip(range(split, size), theirs.points, strict=True):
+            slack_known = {first: self._with_slack(first, listed) for first, listed in points.items()}
+            edges.extend(self._finished_edges(sink, slack_known))
             if progress is not None:
-                progress(sink + 1, self.graph.size)
+                progress(sink + 1, size)
         return edges
+
+    def _shared_split(self) -> int:
+        """The first sink a forked child builds, by the estimated work of each sink
+        (`_sink_work`): the graph's size when the work is too small to share."""
+        work = [self._sink_work(sink) for sink in range(self.graph.size)]
+        total = sum(work)
+        if total < SHARED_WORK or not parallel.may_fork():
+            return self.graph.size
+        done = 0
+        for sink, amount in enumerate(work):
+            done += amount
+            if done * 2 >= total:
+                return sink + 1
+        return self.graph.size
+
+    def _sink_work(self, sink: int) -> int:
+        """Configurations times operators of the candidates ending at `sink` (what building
+        them costs, roughly): 1-D sizes, and for a tall and wide sink the 2-D ones."""
+        start = self.graph.range_start_limit(sink, self.options.max_length)
+        if self.options.striping == "none" or start == sink:
+            return 1
+        shape = self.graph.output_shape(sink)
+        if len(shape) != 4:
+            return sink - start + 1
+        configs = len(_sizes(shape[1], STRIPE_COUNTS)) + len(_sizes(shape[2], STRIPE_COUNTS))
+        if self.options.striping == "hw" and min(shape[1], shape[2]) >= MIN_2D_EXTENT:
+            per_order = len(_sizes(shape[1], OUTER_COUNTS)) * len(_sizes(shape[2], INNER_COUNTS))
+            configs += 2 * per_order * min(sink - start + 1, MAX_MODE_SETS + 2)
+        return configs * (sink - start + 1)
+
+    def _with_slack(self, first: int, points: list[Point]) -> list[Point]:
+        """`points` of a cascade starting at `first`, built without knowing the slack before
+        it, with their cycles given that slack."""
+        slack = self.previous_slack(first)
+        return [replace(point, cycles=point.duration(slack)) for point in points]
+
+    def _memos(self) -> list[dict[object, object]]:
+        """The memos of prices and bytes that building points fills: what a child that built
+        some sends back. Not the stripe geometry memoised on the graph: on mbv2_100_224 it would
+        make the child's 1 MB answer 3.7 MB, and only the front's few cascades need it again."""
+        pricers = [self.pricer] if self.exact_pricer is self.pricer else [self.pricer, self.exact_pricer]
+        return [
+            *(memo for pricer in pricers for memo in pricer.memos()),
+            self._op_cycles,
+            self._buffer_bytes,
+            self._penalties,
+            self._bases,
+        ]  # type: ignore[list-item]
+
+    def _built_elsewhere(self, sinks: range) -> _BuiltElsewhere:
+        """The points of `sinks`, as a forked child sends them: uncut but for the dominated
+        ones, and with what the memos learnt. The counters are left as they were, so that
+        `_adopt` counts once when no child could run and this process built them."""
+        memos = self._memos()
+        known = [len(memo) for memo in memos]
+        evaluated, calls = self.evaluated, self.pricer.calls
+        points = [
+            {first: _undominated(listed) for first, listed in self._points_of_sink(sink).items()} for sink in sinks
+        ]
+        learnt = [list(memo.items())[count:] for memo, count in zip(memos, known, strict=True)]
+        built = _BuiltElsewhere(points, learnt, self.evaluated - evaluated, self.pricer.calls - calls)
+        self.evaluated, self.pricer.calls = evaluated, calls
+        return built
+
+    def _adopt(self, built: _BuiltElsewhere) -> None:
+        """Take in what a child learnt building its sinks (`_built_elsewhere`)."""
+        for memo, learnt in zip(self._memos(), built.learnt, strict=True):
+            memo.update(learnt)
+        self.evaluated += built.evaluated
+        self.pricer.calls += built.pricer_calls
 
     def _point(
         self,
@@ -660,7 +760,8 @@ class Candidates:
         """A lower bound of the slack of whatever cascade runs before one starting at `first`."""
         return self.fastest_ending[first - 1] if first > 0 else 0
 
-    def edges_of_sink(self, sink: int) -> list[Edge]:
+    def _points_of_sink(self, sink: int) -> dict[int, list[Point]]:
+        """Every point of the candidates ending at `sink`, by their first operator."""
         graph = self.graph
         start = graph.range_start_limit(sink, self.options.max_length)
         if self.options.striping == "none":
@@ -677,8 +778,13 @@ class Candidates:
         if start < sink:
             for config, recompute in self._configs(sink, start):
                 self._add_config_points(sink, start, config, recompute, points)
+        return points
+
+    def _finished_edges(self, sink: int, points: dict[int, list[Point]]) -> list[Edge]:
+        """The edges ending at `sink` from all their `points` (cycles given): culled, weight
+        slices sized exactly; records the least slack they leave."""
         edges = []
-        for first in range(start, sink + 1):
+        for first in sorted(points):
             kept = cull(points[first], self.options.max_points)
             if first == sink and any(p.slice_depth for p in kept):
                 size_slices = getattr(self.cost, "size_weight_slices", None)
@@ -686,6 +792,7 @@ class Candidates:
                     size_slices(self.graph.ops[sink], sorted({p.slice_depth for p in kept if p.slice_depth}))
                 kept = cull([self._exact_slices(sink, p) for p in kept], self.options.max_points)
             edges.append(Edge(first, sink, tuple(kept), tuple(p.memory for p in kept)))
+        self.fastest_ending[sink] = min((p.slack for e in edges for p in e.points), default=0)
         return edges
 
     def _exact_slices(self, op: int, point: Point) -> Point:
@@ -977,6 +1084,44 @@ def _with_slice_shares(
         (compute + cycles * min(depth, channels - start) // channels, copy)
         for start, (compute, copy) in zip(starts, schedule, strict=True)
     )
+
+
+def _undominated(points: Sequence[Point]) -> list[Point]:
+    """`points` of one candidate cascade less those `cull` drops whatever slack comes before
+    it: B goes when some A has no more memory and no more compute, and less of one (so A sorts
+    first), and A's weights are streamed or both keep them in SRAM. Then A takes no more
+    cycles than B with or without prefetch at any slack (`whole_copy_duration`: the points of
+    one cascade share its weight transfer). Sliced points all stay."""
+    sliced = [point for point in points if point.slice_depth]
+    whole = sorted((point for point in points if not point.slice_depth), key=lambda p: (p.memory, p.compute))
+    if len({point.transfer for point in whole if point.weights_in_sram}) > 1:
+        return list(points)
+    kept: list[Point] = []
+    # The least compute of the points with less memory: streamed ones, and all of them.
+    least_streamed = least_any = math.inf
+    for _, group_iter in groupby(whole, key=lambda p: p.memory):
+        group = list(group_iter)
+        group_streamed = min((p.compute for p in group if not p.weights_in_sram), default=math.inf)
+        group_any = min(p.compute for p in group)
+        for point in group:
+            below, beside = (least_any, group_any) if point.weights_in_sram else (least_streamed, group_streamed)
+            if below <= point.compute or beside < point.compute:
+                continue
+            kept.append(point)
+        least_streamed, least_any = min(least_streamed, group_streamed), min(least_any, group_any)
+    return kept + sliced
+
+
+@dataclass
+class _BuiltElsewhere:
+    """What a forked child sends back from building the points of some sinks."""
+
+    points: list[dict[int, list[Point]]]
+    """Per sink, its points by first operator, cycles not yet given."""
+    learnt: list[list[tuple[object, object]]]
+    """The entries each memo gained (`Candidates._memos`, in order)."""
+    evaluated: int
+    pricer_calls: int
 
 
 def cull(points: Sequence[Point], max_points: int) -> list[Point]:

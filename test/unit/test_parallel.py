@@ -89,6 +89,18 @@ def test_fork_failure_falls_back_to_this_process(monkeypatch: pytest.MonkeyPatch
     assert split_map(_digits, items, [5] * 12, min_size=0) == [_digits(n) for n in items]
 
 
+@needs_fork
+def test_a_child_does_not_fork_again(forking: None) -> None:
+    # The parent keeps the other core busy: a child's own split_map or beside runs in place.
+    parent = os.getpid()
+
+    def may_fork_here(_: int) -> tuple[bool, bool]:
+        return os.getpid() == parent, parallel.may_fork()
+
+    assert split_map(may_fork_here, [0, 1], [1, 1], min_size=0) == [(True, True), (False, False)]
+    assert parallel.may_fork()
+
+
 def test_a_process_with_other_threads_does_not_fork(monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 

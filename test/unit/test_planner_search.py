@@ -3,14 +3,29 @@
 from __future__ import annotations
 
 import itertools
+import os
+import sys
+from dataclasses import replace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cascade import parallel
+from cascade.passes.planner import search
 from cascade.passes.planner.memory import Step, plan_buffers
 from cascade.passes.planner.placement import step_totals
 from cascade.passes.planner.program import ProgramGraph
-from cascade.passes.planner.search import Candidates, Edge, PartitionDP, Point, SearchOptions, cull, minimax_path
+from cascade.passes.planner.search import (
+    Candidates,
+    Edge,
+    PartitionDP,
+    Point,
+    SearchOptions,
+    _undominated,
+    cull,
+    minimax_path,
+)
 from cascade.passes.planner.stripes import UNSTRIPED, StripeConfig
 from cascade.passes.planner.testing import AnalyticalCost, ToyProgram
 
@@ -233,3 +248,135 @@ def test_length_limit():
     edges = Candidates(graph, AnalyticalCost(), SearchOptions(max_length=2)).edges()
     assert max(edge.sink - edge.first + 1 for edge in edges) == 2
     assert list(itertools.islice((e for e in edges if e.sink - e.first == 1), 1))
+
+
+# --------------------------------------------------------------------------- #
+# Candidates built half in a forked child
+# --------------------------------------------------------------------------- #
+
+
+def _cascade_point(memory: int, compute: int, weights_in_sram: bool, depth: int, transfer: int, index: int) -> Point:
+    """A point of one cascade whose weights (64 bytes) take `transfer` cycles to copy; each
+    point its own configuration (so none are equal), sliced in two when `depth`."""
+    config = StripeConfig((1,), (index + 1,))
+    if depth:
+        half = (compute // 2, transfer // 2)
+        schedule = (half, (compute - half[0], transfer - half[1]))
+        return Point(memory, 0, config, frozenset(), True, compute, transfer, depth, schedule, 32)
+    prefetch = 64 if weights_in_sram and transfer else 0
+    return Point(memory, 0, config, frozenset(), weights_in_sram, compute, transfer, prefetch_bytes=prefetch)
+
+
+def test_undominated_drops_what_more_memory_buys_nothing_for():
+    streamed = _cascade_point(16, 10, False, 0, 8, 0)
+    slower_in_sram = _cascade_point(32, 20, True, 0, 8, 1)  # streamed is as small and faster
+    faster_in_sram = _cascade_point(32, 5, True, 0, 8, 2)
+    same_in_sram = _cascade_point(16, 10, True, 0, 8, 3)  # ties streamed: both stay
+    slower_streamed = _cascade_point(48, 9, False, 0, 8, 4)  # faster_in_sram cannot drop it
+    sliced = _cascade_point(64, 50, True, 16, 8, 5)  # sliced points always stay
+    points = [sliced, slower_streamed, same_in_sram, faster_in_sram, slower_in_sram, streamed]
+    kept = _undominated(points)
+    assert set(kept) == {streamed, faster_in_sram, same_in_sram, slower_streamed, sliced}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 5), st.integers(0, 40), st.booleans(), st.sampled_from([0, 0, 0, 16])),
+        min_size=1,
+        max_size=14,
+    ),
+    st.integers(0, 30),
+    st.integers(0, 60),
+    st.sampled_from([2, 3, 12]),
+)
+def test_undominated_keeps_all_that_cull_keeps_at_any_slack(raw, transfer, slack, max_points):
+    # The child culls before it knows the slack before a cascade: whatever the slack turns
+    # out to be, culling what it kept gives what culling every point gives.
+    points = [
+        _cascade_point(16 * memory, compute, in_sram, depth, transfer, index)
+        for index, (memory, compute, in_sram, depth) in enumerate(raw)
+    ]
+
+    def culled(chosen: list[Point]) -> list[Point]:
+        return cull([replace(p, cycles=p.duration(slack)) for p in chosen], max_points)
+
+    assert culled(_undominated(points)) == culled(points)
+
+
+def _striped_program() -> ToyProgram:
+    """Tall and wide enough for 2-D stripes and buffer-mode sets, with a residual add."""
+    program = ToyProgram((1, 24, 20, 4))
+    y = program.conv(program.x, 3, pad=1, channels=8)
+    t = program.conv(y, 1, channels=16)
+    t = program.dw(t, 3, pad=1)
+    t = program.conv(t, 1, channels=8)
+    t = program.add(y, t)
+    t = program.dw(t, 3, s=2, pad=1)
+    t = program.conv(t, 1, channels=16)
+    program.whole(program.pool(t, 2, s=2))
+    return program
+
+
+def _edges_and_counts(graph: ProgramGraph) -> tuple[list[Edge], list[int], int]:
+    candidates = Candidates(graph, AnalyticalCost(), SearchOptions())
+    edges = candidates.edges()
+    return edges, candidates.fastest_ending, candidates.evaluated
+
+
+needs_fork = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the child is forked on Linux only")
+
+
+@pytest.fixture
+def sharing(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every search shares its candidates with a forked child; yields the pids that built the
+    child's share (the child's own, or this process's if it fell back)."""
+    monkeypatch.setattr(parallel, "available_cores", lambda: 2)
+    monkeypatch.setattr(parallel, "_can_fork", lambda: True)
+    monkeypatch.setattr(search, "SHARED_WORK", 0)
+    builders: list[int] = []
+    real_built, real_adopt = Candidates._built_elsewhere, Candidates._adopt
+
+    def built(self: Candidates, sinks: range) -> object:
+        result = real_built(self, sinks)
+        result.pid = os.getpid()  # type: ignore[attr-defined]
+        return result
+
+    def adopt(self: Candidates, result: object) -> None:
+        builders.append(result.pid)  # type: ignore[attr-defined]
+        real_adopt(self, result)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Candidates, "_built_elsewhere", built)
+    monkeypatch.setattr(Candidates, "_adopt", adopt)
+    return builders
+
+
+@needs_fork
+def test_candidates_built_half_in_a_child_are_the_same(monkeypatch: pytest.MonkeyPatch, sharing: list[int]):
+    graph = ProgramGraph.build(_striped_program())
+    with monkeypatch.context() as alone:
+        alone.setattr(parallel, "available_cores", lambda: 1)
+        expected = _edges_and_counts(graph)
+    assert not sharing
+    shared = _edges_and_counts(ProgramGraph.build(_striped_program()))
+    assert len(sharing) == 1
+    assert sharing[0] != os.getpid()
+    assert shared == expected
+
+
+@needs_fork
+def test_candidates_are_the_same_when_the_child_fails(monkeypatch: pytest.MonkeyPatch, sharing: list[int]):
+    graph = ProgramGraph.build(_striped_program())
+    expected = _edges_and_counts(graph)
+    parent = os.getpid()
+    sharing.clear()
+    real_points = Candidates._points_of_sink
+
+    def dying_in_the_child(self: Candidates, sink: int) -> dict[int, list[Point]]:
+        if os.getpid() != parent:
+            os._exit(3)
+        return real_points(self, sink)
+
+    monkeypatch.setattr(Candidates, "_points_of_sink", dying_in_the_child)
+    assert _edges_and_counts(ProgramGraph.build(_striped_program())) == expected
+    assert sharing == [parent]  # this process built the child's share itself, counted once
