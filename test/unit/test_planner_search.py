@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cascade import parallel
+from cascade.dialects.access import Region
 from cascade.passes.planner import search
 from cascade.passes.planner.memory import Step, plan_buffers
 from cascade.passes.planner.placement import step_totals
@@ -380,3 +381,20 @@ def test_candidates_are_the_same_when_the_child_fails(monkeypatch: pytest.Monkey
     monkeypatch.setattr(Candidates, "_points_of_sink", dying_in_the_child)
     assert _edges_and_counts(ProgramGraph.build(_striped_program())) == expected
     assert sharing == [parent]  # this process built the child's share itself, counted once
+
+
+def test_the_exact_pricer_reuses_the_boxes_the_search_sampled():
+    # A 4-row interior stripe of the first convolution: the search samples it (4 is a grid
+    # size) centred; recounting a plan prices an interior 4-row box of the same shape, which
+    # it finds priced. A box of another class (touching the top) is priced anew.
+    graph = ProgramGraph.build(_striped_program())
+    candidates = Candidates(graph, AnalyticalCost(), SearchOptions())
+    search_pricer, exact = candidates.pricer, candidates.exact_pricer
+    batch, _, width, channels = graph.output_shape(0)
+    sampled = search_pricer.stripe(0, 4, width, True, pipelined=True)
+    assert search_pricer.calls == 1  # 4 rows and the whole width are grid sizes: one sample
+    interior = Region((0, 4, 0, 0), (batch, 4, width, channels))
+    assert exact.box(0, interior, True, pipelined=True) == sampled
+    assert exact.calls == 0
+    exact.box(0, Region((0, 0, 0, 0), (batch, 4, width, channels)), True, pipelined=True)
+    assert exact.calls == 1
