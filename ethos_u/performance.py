@@ -478,18 +478,19 @@ def _select_block_config(op: NpuOp, accel: AcceleratorConfig) -> BlockConfig:
 
 
 def _candidate_key(op: NpuOp, accel: AcceleratorConfig) -> NpuOp:
-    """A `_block_search_key` as far as the blocks searched and their fit go: the OFM height only
-    through the tallest block searched (one row stays one row), the IFM and second IFM only
-    through their depth and whether the second is a scalar. Stripes of one operator differ
-    mostly in height, so many share their candidates: on U65-256 (2-high micro-blocks) a 5-row
-    and a 6-row stripe both search blocks up to 6 high, and every stripe of 32 rows or more the
-    same blocks as the whole operator."""
+    """A `_block_search_key` as far as the blocks searched and their fit go: the OFM height and
+    width only through the tallest and widest block searched (one row stays one row), the IFM
+    and second IFM only through their depth and whether the second is a scalar. Stripes of one
+    operator differ mostly in height, so many share their candidates: on U65-256 (2-high
+    micro-blocks) a 5-row and a 6-row stripe both search blocks up to 6 high, and every stripe
+    of 32 rows or more the same blocks as the whole operator."""
     tallest = _round_up(min(op.ofm[0], accel.ofm_block_max.height), accel.ofm_ublock.height)
+    widest = _round_up(min(op.ofm[1], accel.ofm_block_max.width), accel.ofm_ublock.width)
     scalar = op.ifm2 is not None and _volume(op.ifm2) == 1
     return replace(
         op,
         ifm=(1, 1, op.ifm[2]),
-        ofm=(1 if op.ofm[0] == 1 else tallest, op.ofm[1], op.ofm[2]),
+        ofm=(1 if op.ofm[0] == 1 else tallest, widest, op.ofm[2]),
         ifm2=None if op.ifm2 is None else (1, 1, 1) if scalar else (1, 1, 2),
     )
 

@@ -162,13 +162,21 @@ def test_a_scalar_second_input_leaves_room_for_taller_blocks() -> None:
 
 
 def _stripes(whole: NpuOp) -> list[NpuOp]:
-    """`whole` cut to stripes of a few heights (its inputs cut in proportion)."""
+    """`whole` cut to stripes of a few heights, and of a few widths (its inputs cut in
+    proportion)."""
     stripes = []
-    for rows in sorted({1, 2, 3, 5, 8, 33, whole.ofm[0]} & set(range(1, whole.ofm[0] + 1))):
-        ifm_rows = max(1, whole.ifm[0] * rows // whole.ofm[0])
-        ifm2 = whole.ifm2 if whole.ifm2 in (None, (1, 1, 1)) else (ifm_rows, *whole.ifm2[1:])
-        stripes.append(replace(whole, ifm=(ifm_rows, *whole.ifm[1:]), ofm=(rows, *whole.ofm[1:]), ifm2=ifm2))
+    for axis in (0, 1):
+        extent = whole.ofm[axis]
+        for size in sorted({1, 2, 3, 5, 8, 33, 70, extent} & set(range(1, extent + 1))):
+            ifm_size = max(1, whole.ifm[axis] * size // extent)
+            ifm2 = whole.ifm2 if whole.ifm2 in (None, (1, 1, 1)) else _cut(whole.ifm2, axis, ifm_size)  # type: ignore[arg-type]
+            ifm, ofm = _cut(whole.ifm, axis, ifm_size), _cut(whole.ofm, axis, size)
+            stripes.append(replace(whole, ifm=ifm, ofm=ofm, ifm2=ifm2))
     return stripes
+
+
+def _cut(shape: Shape, axis: int, size: int) -> Shape:
+    return (size, shape[1], shape[2]) if axis == 0 else (shape[0], size, shape[2])
 
 
 def _check_shared_candidates(op: NpuOp, accel: AcceleratorConfig) -> None:
@@ -187,8 +195,8 @@ def _check_shared_candidates(op: NpuOp, accel: AcceleratorConfig) -> None:
 @pytest.mark.parametrize("seed", range(3))
 def test_operations_sharing_candidates_search_the_same_blocks(seed: int) -> None:
     """The block search reads its candidates (the blocks that fit the SHRAM and their IFM
-    blocks) from a memo shared by operations that differ in height; they must be those the
-    operation itself gives. Stripes of every height of random operations check it."""
+    blocks) from a memo shared by operations that differ in height or width; they must be
+    those the operation itself gives. Row and column stripes of random operations check it."""
     rng = random.Random(100 + seed)
     shared = 0
     for _ in range(40):
