@@ -143,7 +143,21 @@ def format_pipeline_syntax_error(error: ArgSpecParseError) -> str:
         return f"invalid pass pipeline: {error}"
     location, pipeline, caret, message = lines
     column = location.rsplit(":", 1)[-1]
-    return f"invalid pass pipeline at column {column}: {message.strip()}\n{pipeline}\n{caret}"
+    hint = _quoting_hint(pipeline, int(column)) if column.isdigit() else ""
+    return f"invalid pass pipeline at column {column}: {message.strip()}{hint}\n{pipeline}\n{caret}"
+
+
+def _quoting_hint(pipeline: str, column: int) -> str:
+    """For an error inside an option's value, as with a path (`report=out/plan.json`: the
+    pipeline syntax takes numbers and words bare, anything else quoted): the quoted option."""
+    index = column - 1
+    start = max(pipeline.rfind(separator, 0, index) for separator in "{ ,") + 1
+    option, equals, _ = pipeline[start:index].partition("=")
+    if not equals or not option or '"' in pipeline[start:index]:
+        return ""
+    ends = [end for end in (pipeline.find(separator, index) for separator in " }") if end >= 0]
+    value = pipeline[start + len(option) + 1 : min(ends, default=len(pipeline))]
+    return f' (quote the value: {option}="{value}")'
 
 
 def check_pipeline(available_passes: dict[str, Callable[[], type[ModulePass]]], spec: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -122,6 +123,10 @@ def test_help_lists_every_pass_flag_with_its_summary(capsys):
         (["--cascade-plan=sram-budget=abc"], "invalid options for pass 'cascade-plan'"),
         (["-p", "no-such-pass"], "unknown pass 'no-such-pass'"),
         (["-p", "cascade-plan{"], "invalid pass pipeline at column 14"),
+        (
+            ["-p", "cascade-plan{report=out/plan.json}"],
+            'invalid pass pipeline at column 24: Unknown token (quote the value: report="out/plan.json")',
+        ),
     ],
 )
 def test_bad_pipeline_is_one_error_line(pipeline, message, valid_input, capsys):
@@ -237,3 +242,12 @@ def test_entry_point_exits_1_with_one_line_and_no_traceback(tmp_path):
     )
     assert result.returncode == 1
     assert result.stderr.splitlines() == [f"cascade-opt: error: cannot read '{missing}': No such file or directory"]
+
+
+def test_a_quoted_path_is_a_pass_option(valid_input, tmp_path, capsys):
+    # What the hint above suggests works: a path with directories, quoted.
+    report = tmp_path / "plans" / "plan.json"
+    report.parent.mkdir()
+    status, err = run_and_capture([valid_input, "-p", f'cascade-plan{{report="{report}"}}'], capsys)
+    assert status == 0, err
+    assert json.loads(report.read_text()) == {"functions": {}}  # a module without nn functions
