@@ -153,7 +153,7 @@ def _quoting_hint(pipeline: str, column: int) -> str:
     index = column - 1
     start = max(pipeline.rfind(separator, 0, index) for separator in "{ ,") + 1
     option, equals, _ = pipeline[start:index].partition("=")
-    if not equals or not option or '"' in pipeline[start:index]:
+    if not equals or not option or '"' in pipeline[start : index + 1]:  # quoted already
         return ""
     ends = [end for end in (pipeline.find(separator, index) for separator in " }") if end >= 0]
     value = pipeline[start + len(option) + 1 : min(ends, default=len(pipeline))]

@@ -47,7 +47,7 @@ func.func @main(%x: tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8> {
 // STRING-NOT:  {{.}}
 
 // PATH-NOT:  Traceback
-// PATH:      {{^}}cascade-opt: error: invalid pass pipeline at column 21: Unknown token{{$}}
+// PATH:      {{^}}cascade-opt: error: invalid pass pipeline at column 21: Unknown token (quote the value: report="/tmp/plan.json"){{$}}
 // PATH-NEXT: {{^}}cascade-plan{report=/tmp/plan.json}{{$}}
 // PATH-NEXT: {{^}}                    ^{{$}}
 // PATH-NOT:  {{.}}
