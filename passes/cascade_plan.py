@@ -1,7 +1,7 @@
 """cascade-plan: group `nn` operators into cascades run stripe by stripe, under an SRAM budget.
 
     cascade-opt model.tflite --cascade-plan
-    cascade-opt net.mlir -p 'cascade-plan{sram-budget=262144 accelerator=ethos-u55-128 report=plan.json}'
+    cascade-opt net.mlir -p 'cascade-plan{sram-budget=262144 accelerator=ethos-u55-128 report="plan.json"}'
 
 The pass is the integration point between the IR and the generic planner
 (`cascade.passes.planner`): it builds the planner's view of each function (`OpInfo`s, via

@@ -143,20 +143,26 @@ def format_pipeline_syntax_error(error: ArgSpecParseError) -> str:
         return f"invalid pass pipeline: {error}"
     location, pipeline, caret, message = lines
     column = location.rsplit(":", 1)[-1]
-    hint = _quoting_hint(pipeline, int(column)) if column.isdigit() else ""
-    return f"invalid pass pipeline at column {column}: {message.strip()}{hint}\n{pipeline}\n{caret}"
+    message = message.strip()
+    hint = _quoting_hint(pipeline, int(column)) if message == "Unknown token" and column.isdigit() else ""
+    return f"invalid pass pipeline at column {column}: {message}{hint}\n{pipeline}\n{caret}"
 
 
 def _quoting_hint(pipeline: str, column: int) -> str:
-    """For an error inside an option's value, as with a path (`report=out/plan.json`: the
-    pipeline syntax takes numbers and words bare, anything else quoted): the quoted option."""
+    """For a character an option's value cannot hold bare, as in a file name (the pipeline
+    syntax takes numbers and words bare, so `report=plan.json` stops at the dot): the option
+    with its value in double quotes (`'plan.json'` in single quotes too)."""
     index = column - 1
+    if index >= len(pipeline) or pipeline[index] in ' }"':
+        return ""
     start = max(pipeline.rfind(separator, 0, index) for separator in "{ ,") + 1
     option, equals, _ = pipeline[start:index].partition("=")
-    if not equals or not option or '"' in pipeline[start : index + 1]:  # quoted already
+    if not equals or not option or '"' in pipeline[start:index]:
         return ""
     ends = [end for end in (pipeline.find(separator, index) for separator in " }") if end >= 0]
     value = pipeline[start + len(option) + 1 : min(ends, default=len(pipeline))]
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        value = value[1:-1]
     return f' (quote the value: {option}="{value}")'
 
 

@@ -127,12 +127,18 @@ def test_help_lists_every_pass_flag_with_its_summary(capsys):
             ["-p", "cascade-plan{report=out/plan.json}"],
             'invalid pass pipeline at column 24: Unknown token (quote the value: report="out/plan.json")',
         ),
+        (["-p", "cascade-plan{report=plan.json}"], 'Unknown token (quote the value: report="plan.json")\n'),
+        (["-p", "cascade-plan{report='plan.json'}"], 'Unknown token (quote the value: report="plan.json")\n'),
+        # No hint where quoting is not the fix: a missing brace, a missing value.
+        (["-p", "cascade-plan{sram-budget=40000"], "expected either a space or `}` here\n"),
+        (["-p", "cascade-plan{sram-budget=}"], "wrap argument in quotes to pass arbitrary string values\n"),
     ],
 )
 def test_bad_pipeline_is_one_error_line(pipeline, message, valid_input, capsys):
     status, err = run_and_capture([valid_input, *pipeline], capsys)
     assert status == 1
-    assert err.startswith(f"cascade-opt: error: {message}")
+    assert err.startswith("cascade-opt: error: ")
+    assert message in err.splitlines(keepends=True)[0]
     assert "Traceback" not in err
 
 
