@@ -8,6 +8,7 @@ for MLIR (a verifier error also names the failing operation, `'nn.conv2d' op ...
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +18,20 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr,
 from xdsl.ir import Block, Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
-from xdsl.utils.mlir_lexer import MLIRTokenKind
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from cascade.universe import get_all_dialects, get_dialect_overrides
 
 EMPTY_INPUT = "the input has no operations (it is empty or only comments)"
 """Replaces xDSL's "Could not parse entire input!" for an input without a single token."""
+
+
+_BACKTRACKING_STRING = r'"(?:[^"\\\n\v\f]+|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+"""xDSL 0.75's string-literal pattern: a string that never closes (a file cut inside a weight
+blob) makes it try every split of the text into runs, time doubling with each character
+(28 hex digits: over 20 s). Possessive quantifiers match the same strings and fail at once."""
+if MLIRLexer._unescaped_characters_regex.pattern == _BACKTRACKING_STRING:
+    MLIRLexer._unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
 
 
 class LoadError(Exception):

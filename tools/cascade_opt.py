@@ -222,13 +222,32 @@ def _check_no_bool_for_number(pass_class: type[ModulePass], pass_name: str, give
             )
 
 
+CONTEXT_WIDTH = 100
+"""Characters of a source line a parse error shows around the span: a weight blob's line
+holds a whole tensor in hex (resnet8's largest: 73,000 characters)."""
+
+
 def format_parse_error(error: ParseError) -> str:
     """`file:line:col: error: message`, then the source line with carets under the span."""
     context = error.span.print_with_context().splitlines()[1:]
+    if len(context) >= 2:
+        context[:2] = _clipped(context[0], context[1])
     lines = [f"{error.span.get_location()}: error: {error.msg}", *context]
     if isinstance(error, MultipleSpansParseError):
         lines.append(str(error).split(error.msg, 1)[-1].strip("\n"))
     return "\n".join(lines)
+
+
+def _clipped(source: str, marks: str) -> list[str]:
+    """A source line and the marks under it, cut to `CONTEXT_WIDTH` characters around the
+    first mark when longer, with "..." where the line goes on."""
+    if len(source) <= CONTEXT_WIDTH:
+        return [source, marks]
+    first = len(marks) - len(marks.lstrip())
+    start = max(0, min(first - CONTEXT_WIDTH // 2, len(source) - CONTEXT_WIDTH))
+    end = start + CONTEXT_WIDTH
+    head, tail = ("..." if start else ""), ("..." if end < len(source) else "")
+    return [head + source[start:end] + tail, " " * len(head) + marks[start:end].rstrip()]
 
 
 def format_verification_failure(module: ModuleOp, error: VerifyException) -> str:

@@ -17,7 +17,9 @@ from cascade.passes import PASSES, get_all_passes
 from cascade.passes._unimplemented import UnimplementedPass
 from cascade.tools import cascade_opt
 from cascade.tools.cascade_opt import (
+    CONTEXT_WIDTH,
     CascadeOptMain,
+    _clipped,
     pipeline_spec,
     run,
     split_pass_flag_options,
@@ -257,3 +259,17 @@ def test_a_quoted_path_is_a_pass_option(valid_input, tmp_path, capsys):
     status, err = run_and_capture([valid_input, "-p", f'cascade-plan{{report="{report}"}}'], capsys)
     assert status == 0, err
     assert json.loads(report.read_text()) == {"functions": {}}  # a module without nn functions
+
+
+def test_a_long_source_line_is_cut_around_the_error():
+    # A parse error in a weight blob shows CONTEXT_WIDTH characters of its line around the
+    # span, the carets still under the same characters.
+    line = 'x = dense<"0x' + "0123456789ABCDEF" * 40 + '">'
+    for column in (5, 300, len(line) - 1):
+        shown, marks = _clipped(line, " " * (column - 1) + "^^")
+        at = marks.index("^")
+        assert shown[at : at + 2] == line[column - 1 : column + 1]
+        assert len(shown) <= CONTEXT_WIDTH + 6
+    assert _clipped(line, "    ^")[0].endswith("...")
+    assert _clipped(line, " " * (len(line) - 2) + "^")[0].startswith("...")
+    assert _clipped("short", "  ^") == ["short", "  ^"]
