@@ -22,7 +22,8 @@ import time
 import typing
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
-from typing import IO, Any, NoReturn
+from pathlib import Path
+from typing import IO, Any, NoReturn, Protocol
 
 from xdsl.dialects.builtin import ModuleOp, NameLoc
 from xdsl.ir import Operation
@@ -222,9 +223,11 @@ def _check_no_bool_for_number(pass_class: type[ModulePass], pass_name: str, give
             )
 
 
-CONTEXT_WIDTH = 100
-"""Characters of a source line a parse error shows around the span: a weight blob's line
-holds a whole tensor in hex (resnet8's largest: 73,000 characters)."""
+CONTEXT_WIDTH = 200
+"""Characters of a source line a parse error shows around the span, for a line longer than
+`LONG_LINE`: a weight blob's line holds a whole tensor in hex (resnet8's largest: 73,000
+characters), where an operation's line with all its attributes is a few hundred."""
+LONG_LINE = 1000
 
 
 def format_parse_error(error: ParseError) -> str:
@@ -240,8 +243,8 @@ def format_parse_error(error: ParseError) -> str:
 
 def _clipped(source: str, marks: str) -> list[str]:
     """A source line and the marks under it, cut to `CONTEXT_WIDTH` characters around the
-    first mark when longer, with "..." where the line goes on."""
-    if len(source) <= CONTEXT_WIDTH:
+    first mark when longer than `LONG_LINE`, with "..." where the line goes on."""
+    if len(source) <= LONG_LINE:
         return [source, marks]
     first = len(marks) - len(marks.lstrip())
     start = max(0, min(first - CONTEXT_WIDTH // 2, len(source) - CONTEXT_WIDTH))
@@ -391,9 +394,14 @@ class CascadeOptMain(xDSLOptMain):
         if self.args.disassemble:
             self._disassemble()
             return
+        if self.args.report is not None:
+            _check_writable(self.args.report, "report")
         super().run()
         if self.args.report is not None:
             self._write_report(time.perf_counter() - started)
+        # Only now, the run having succeeded, is `-o FILE` written (it may be the input).
+        if self.pending_output is not None:
+            self.pending_output.commit()
 
     keep_plan: bool = False
     """Run ethosu-pipeline as its stages and keep the planned module (for a report)."""
@@ -499,6 +507,7 @@ class CascadeOptMain(xDSLOptMain):
             raise UserError(f"{error}; known input formats: {known}") from None
 
     binary_output: BinaryOutput | None = None
+    pending_output: PendingOutput | None = None
     """Where a binary target (`-t ethosu-tflite`) writes; None for text targets."""
 
     def prepare_output(self) -> IO[str]:
@@ -508,11 +517,13 @@ class CascadeOptMain(xDSLOptMain):
             if self.args.output_file is None and sys.stdout.isatty():
                 raise UserError(f"target '{target}' writes binary output: give -o FILE, or redirect stdout")
             self.binary_output = BinaryOutput(target, self.args.output_file)
+            self.pending_output = self.binary_output
             return self.binary_output
-        try:
-            return super().prepare_output()
-        except OSError as error:
-            raise UserError(f"cannot write '{error.filename}': {error.strerror}") from None
+        if self.args.output_file is None:
+            return sys.stdout
+        _check_writable(self.args.output_file)
+        self.pending_output = PendingText(self.args.output_file)
+        return self.pending_output
 
     def _binary_target(self) -> str | None:
         """The name of the `-t` target when it writes bytes (a `BinaryTarget`), else None."""
@@ -573,18 +584,68 @@ class CascadeOptMain(xDSLOptMain):
         return f"{PROG}: error: {error}"
 
 
+def _check_writable(path: str, what: str = "") -> None:
+    """Fail before compiling when `path` cannot be written: a directory, or in a missing or
+    read-only directory."""
+    name = f"{what} '{path}'" if what else f"'{path}'"
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    reason = None
+    if target.is_dir():
+        reason = "Is a directory"
+    elif not directory.is_dir():
+        reason = "No such file or directory"
+    elif not os.access(target if target.exists() else directory, os.W_OK):
+        reason = "Permission denied"
+    if reason is not None:
+        raise UserError(f"cannot write {name}: {reason}")
+
+
+class PendingOutput(Protocol):
+    def commit(self) -> None:
+        """Write what the run produced to its file."""
+
+
+class PendingText(io.StringIO):
+    """`-o FILE` for text: kept in memory and written by `commit` once the run has succeeded,
+    so that a failed run leaves the file (perhaps the input itself) as it was. xDSL opens the
+    output before parsing the input, and closes it whether the run succeeded or not."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+        self.text = ""
+
+    def close(self) -> None:
+        if not self.closed:
+            self.text = self.getvalue()
+        super().close()
+
+    def commit(self) -> None:
+        _write_file(self.path, self.text if self.closed else self.getvalue(), "w")
+
+
+def _write_file(path: str, data: str | bytes, mode: str) -> None:
+    try:
+        with open(path, mode) as file:
+            file.write(data)
+    except OSError as error:
+        raise UserError(f"cannot write '{error.filename}': {error.strerror}") from None
+
+
 class BinaryOutput(io.TextIOBase):
     """The output stream of a binary target, standing in for the text stream xDSL writes to.
 
-    The bytes go to `path` (opened only when they are ready, so a failed compilation leaves no
-    file behind) or to the binary stdout. Text is refused: a .tflite holds one model, so
-    `--split-input-file` output (chunks separated by text) cannot be written.
+    The bytes go to the binary stdout, or are kept for `path` until `commit` (once the run has
+    succeeded, so a failed compilation leaves no file behind). Text is refused: a .tflite holds
+    one model, so `--split-input-file` output (chunks separated by text) cannot be written.
     """
 
     def __init__(self, target: str, path: str | None) -> None:
         super().__init__()
         self.target = target
         self.path = path
+        self.data: bytes | None = None
 
     def write(self, text: str) -> int:
         if text:
@@ -596,11 +657,11 @@ class BinaryOutput(io.TextIOBase):
             sys.stdout.buffer.write(data)
             sys.stdout.buffer.flush()
             return
-        try:
-            with open(self.path, "wb") as file:
-                file.write(data)
-        except OSError as error:
-            raise UserError(f"cannot write '{error.filename}': {error.strerror}") from None
+        self.data = data
+
+    def commit(self) -> None:
+        if self.path is not None and self.data is not None:
+            _write_file(self.path, self.data, "wb")
 
 
 def _usage_error(message: str) -> NoReturn:

@@ -18,6 +18,7 @@ from cascade.passes._unimplemented import UnimplementedPass
 from cascade.tools import cascade_opt
 from cascade.tools.cascade_opt import (
     CONTEXT_WIDTH,
+    LONG_LINE,
     CascadeOptMain,
     _clipped,
     pipeline_spec,
@@ -264,8 +265,8 @@ def test_a_quoted_path_is_a_pass_option(valid_input, tmp_path, capsys):
 def test_a_long_source_line_is_cut_around_the_error():
     # A parse error in a weight blob shows CONTEXT_WIDTH characters of its line around the
     # span, the carets still under the same characters.
-    line = 'x = dense<"0x' + "0123456789ABCDEF" * 40 + '">'
-    for column in (5, 300, len(line) - 1):
+    line = 'x = dense<"0x' + "0123456789ABCDEF" * 100 + '">'
+    for column in (5, 700, len(line) - 1):
         shown, marks = _clipped(line, " " * (column - 1) + "^^")
         at = marks.index("^")
         assert shown[at : at + 2] == line[column - 1 : column + 1]
@@ -273,3 +274,45 @@ def test_a_long_source_line_is_cut_around_the_error():
     assert _clipped(line, "    ^")[0].endswith("...")
     assert _clipped(line, " " * (len(line) - 2) + "^")[0].startswith("...")
     assert _clipped("short", "  ^") == ["short", "  ^"]
+    operation = "%0 = nn.conv2d " + "x" * (LONG_LINE - 15)  # an operation's line stays whole
+    assert _clipped(operation, "^") == [operation, "^"]
+
+
+MODEL = Path(__file__).parents[1] / "models" / "ds_cnn_kws.tflite"
+
+
+def test_a_failed_run_leaves_the_output_file_as_it_was(tmp_path, capsys):
+    # xDSL opens -o before it reads the input; the file is written only once the run succeeded.
+    text, model = tmp_path / "out.mlir", tmp_path / "out.tflite"
+    text.write_text("earlier output\n")
+    model.write_bytes(b"earlier model")
+    impossible = "ethosu-pipeline{sram-budget=100}"
+    status, err = run_and_capture([str(MODEL), "-p", impossible, "-o", str(text)], capsys)
+    assert status == 1
+    assert "sram-budget of 100 bytes is too small" in err
+    status, _ = run_and_capture([str(MODEL), "-p", impossible, "-t", "ethosu-tflite", "-o", str(model)], capsys)
+    assert status == 1
+    assert text.read_text() == "earlier output\n"
+    assert model.read_bytes() == b"earlier model"
+
+
+def test_the_output_may_be_the_input(tmp_path, capsys):
+    program = tmp_path / "program.mlir"
+    assert run_and_capture([str(MODEL), "-o", str(program)], capsys)[0] == 0
+    imported = program.read_text()
+    assert run_and_capture([str(program), "--cascade-plan", "-o", str(program)], capsys)[0] == 0
+    planned = program.read_text()
+    assert "nn.conv2d" in imported
+    assert "nn.conv2d" in planned
+    assert "cascade.peak_sram_bytes" in planned
+    assert "cascade.peak_sram_bytes" not in imported
+
+
+def test_an_unwritable_report_fails_before_compiling(tmp_path, capsys):
+    model = tmp_path / "out.tflite"
+    argv = [str(MODEL), "-p", "ethosu-pipeline", "-t", "ethosu-tflite", "-o", str(model)]
+    status, err = run_and_capture([*argv, "--report", str(tmp_path / "missing" / "report.json")], capsys)
+    assert status == 1
+    assert err.startswith("cascade-opt: error: cannot write report ")
+    assert err.endswith(": No such file or directory\n")
+    assert not model.exists()
