@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -146,7 +146,8 @@ def is_lowered(module: ModuleOp) -> bool:
 def _configuration(
     module: ModuleOp, accelerator: str | None, system_config: str | None, memory_mode: str | None
 ) -> tuple[str, str, str]:
-    """(accelerator, system config, memory mode): the streams' first, then the given, then Vela's defaults."""
+    """(accelerator, system config, memory mode): the streams' first, else those a function was
+    planned for (`cascade_plan.TARGET_ATTRS`), else the given, else Vela's defaults."""
     for stream in _streams(module):
         accelerator = stream.accelerator.data
         if stream.system_config is not None:
@@ -154,6 +155,17 @@ def _configuration(
         if stream.memory_mode is not None:
             memory_mode = stream.memory_mode.data
         break
+    else:
+        from cascade.passes.cascade_plan import TARGET_ATTRS
+
+        for function in (f for f in module.ops if isinstance(f, FuncOp)):
+            planned = [function.attributes.get(name) for name in TARGET_ATTRS]
+            if isinstance(planned[0], StringAttr):
+                accelerator, system_config, memory_mode = (
+                    value.data if isinstance(value, StringAttr) else default
+                    for value, default in zip(planned, (accelerator, system_config, memory_mode), strict=True)
+                )
+                break
     accelerator = accelerator or DEFAULT_ACCELERATOR
     family = "u65" if accelerator.startswith("ethos-u65") else "u55"
     return accelerator, system_config or DEFAULT_SYSTEM_CONFIG[family], memory_mode or DEFAULT_MEMORY_MODE[family]

@@ -76,19 +76,24 @@ class AllocationError(Exception):
 class AllocateMemoryPass(ModulePass):
     """Assign each buffer an offset and size in SRAM, or in DRAM when spilled (see the module docstring).
 
-    Options: `accelerator` (Vela accelerator name; must be the one cascade-plan used).
+    Options: `accelerator` (Vela accelerator name; default: the one cascade-plan used, which
+    it must be if given). The system config and memory mode are the plan's too.
     """
 
     name = "allocate-memory"
 
-    accelerator: str = "ethos-u55-256"
+    accelerator: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from cascade.passes.cascade_plan import planned_target
+
         for function in [f for f in op.ops if isinstance(f, FuncOp) and f.body.blocks]:
-            allocate_function(function, self.accelerator)
+            allocate_function(function, *planned_target(function, self.accelerator, self.name))
 
 
-def allocate_function(function: FuncOp, accelerator: str) -> tuple[int, int]:
+def allocate_function(
+    function: FuncOp, accelerator: str, system_config: str | None = None, memory_mode: str | None = None
+) -> tuple[int, int]:
     """Place the buffers of `function` and annotate it; returns (SRAM peak, max-live bound)."""
     from cascade.passes.cascade_plan import PEAK_ATTR, PEAK_DRAM_ATTR, planner_cost_model, scheduled_program
     from cascade.passes.planner.memory import plan_buffers, spilled_buffers
@@ -101,7 +106,7 @@ def allocate_function(function: FuncOp, accelerator: str) -> tuple[int, int]:
         check_tensor_sizes(scheduled.program)
     except ValueError as error:
         raise DiagnosticException(f"allocate-memory: @{function.sym_name.data}: {error}") from None
-    cost = planner_cost_model(accelerator, scheduled.program, "allocate-memory")
+    cost = planner_cost_model(accelerator, scheduled.program, "allocate-memory", system_config, memory_mode)
     if scheduled.spilled and not getattr(cost, "can_spill", lambda: False)():
         raise DiagnosticException(
             f"allocate-memory: @{function.sym_name.data}: the plan keeps tensors in DRAM, which '{accelerator}' in "

@@ -31,7 +31,9 @@ The pass is the integration point between the IR and the generic planner
   attribute, a graph input kept there; the function then carries `cascade.peak_dram_bytes`
   (the placed peak of the spilled tensors);
 * the function carries `cascade.peak_sram_bytes` (the placed peak of the whole plan),
-  `cascade.cycles` and `cascade.lower_bound_bytes` (the row-striping lower bound).
+  `cascade.cycles` and `cascade.lower_bound_bytes` (the row-striping lower bound), and what it
+  was planned for: `cascade.accelerator`, and `cascade.system_config` and `cascade.memory_mode`
+  when given (`TARGET_ATTRS`; allocate-memory, lower-to-ethosu and the report follow them).
 
 The meaning of the `cascade.stripe` of an operator in a group: `shape` is its buffer (the sink:
 its stripe; a rolling intermediate: `depth` entries along the outer striped axis and the full
@@ -62,7 +64,7 @@ from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, UnitAttr, i64
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -105,6 +107,9 @@ that many output channels (two slices resident at a time)."""
 PEAK_DRAM_ATTR = "cascade.peak_dram_bytes"
 """Bytes of the spill memory the plan's spilled tensors take, placed (absent: none spilled)."""
 PREFETCH_ATTR = "cascade.prefetch"
+TARGET_ATTRS = ("cascade.accelerator", "cascade.system_config", "cascade.memory_mode")
+"""What a planned function was planned for: the accelerator, and the system config and memory
+mode when given (else Vela's defaults for the accelerator). Later passes follow them."""
 """Unit attribute of a group or lone operator whose SRAM weights are copied while the previous
 step runs (their buffers live from the previous step on)."""
 
@@ -178,6 +183,9 @@ class CascadePlanPass(ModulePass):
                 message = _with_sources(str(error), scheduled.program)
                 raise DiagnosticException(f"{self.name}: @{function.sym_name.data}: {message}") from None
             emit_plan(function, scheduled.nn_ops, result)
+            for name, value in zip(TARGET_ATTRS, (self.accelerator, self.system_config, self.memory_mode), strict=True):
+                if value is not None:
+                    function.attributes[name] = StringAttr(value)
             reports[function.sym_name.data] = result.report()
         if self.report is not None:
             _write_report(self.report, reports)
@@ -338,6 +346,23 @@ class _CpuTolerantCost:
             return int(transfer(op))
         except self.unsupported:
             return 0
+
+
+def planned_target(function: FuncOp, accelerator: str | None, pass_name: str) -> tuple[str, str | None, str | None]:
+    """(accelerator, system config, memory mode) for a pass after cascade-plan on `function`:
+    those it was planned for (`TARGET_ATTRS`); `accelerator`, when given, must be the planned
+    one. A function planned before the target was recorded takes `accelerator` or Vela's
+    default."""
+    from cascade.ethos_u.arch import DEFAULT_ACCELERATOR
+
+    recorded = [function.attributes.get(name) for name in TARGET_ATTRS]
+    planned, system_config, memory_mode = (value.data if isinstance(value, StringAttr) else None for value in recorded)
+    if accelerator is not None and planned is not None and accelerator != planned:
+        raise DiagnosticException(
+            f"{pass_name}: @{function.sym_name.data} was planned for '{planned}', not '{accelerator}' "
+            f"(plan it again with accelerator={accelerator}, or leave accelerator out)"
+        )
+    return planned or accelerator or DEFAULT_ACCELERATOR, system_config, memory_mode
 
 
 def planner_cost_model(

@@ -91,6 +91,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     NameLoc,
+    StringAttr,
     TensorType,
     UnrealizedConversionCastOp,
 )
@@ -159,24 +160,32 @@ class NpuRegions:
 class LowerToEthosUPass(ModulePass):
     """Replace the NPU steps of allocated IR by `ethosu.command_stream`s (see the module doc).
 
-    Options: `accelerator` (Vela accelerator name; the one the plan and allocation used),
-    `fc-on-npu` (lower fully_connected too; off by default, see the module doc).
+    Options: `accelerator` (Vela accelerator name; default: the one cascade-plan used, which it
+    must be if given), `fc-on-npu` (lower fully_connected too; off by default, see the module
+    doc). The streams record the plan's accelerator, system config and memory mode.
     """
 
     name = "lower-to-ethosu"
 
-    accelerator: str = "ethos-u55-256"
+    accelerator: str | None = None
     fc_on_npu: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from cascade.ethos_u.npu_lowering import forget_costing_views
+        from cascade.passes.cascade_plan import planned_target
 
         try:
             for function in [f for f in op.ops if isinstance(f, FuncOp) and f.body.blocks]:
+                accelerator, system_config, memory_mode = planned_target(function, self.accelerator, self.name)
                 try:
-                    lower_function(function, self.accelerator, fc_on_npu=self.fc_on_npu)
+                    streams = lower_function(function, accelerator, fc_on_npu=self.fc_on_npu, memory_mode=memory_mode)
                 except ValueError as error:  # NpuLoweringError and allocation problems
                     raise DiagnosticException(f"lower-to-ethosu: @{function.sym_name.data}: {error}") from error
+                for stream in streams:
+                    if system_config is not None:
+                        stream.system_config = StringAttr(system_config)
+                    if memory_mode is not None:
+                        stream.memory_mode = StringAttr(memory_mode)
         finally:
             # The lowered operators are gone; so is any need for their views (and the copies of
             # their weights the views hold, which cascade-opt, running without the cyclic
@@ -392,15 +401,18 @@ class _Segment:
         return stream
 
 
-def _spills(accelerator: str) -> bool:
-    """Whether `accelerator`'s default memory mode has a DRAM arena apart from its SRAM."""
+def _spills(accelerator: str, memory_mode: str | None = None) -> bool:
+    """Whether `accelerator`'s `memory_mode` (default: Vela's) has a DRAM arena apart from its SRAM."""
     from cascade.ethos_u.arch import arch_config
 
-    return arch_config(accelerator).spilling
+    return arch_config(accelerator, memory_mode_name=memory_mode).spilling
 
 
-def lower_function(function: FuncOp, accelerator: str, *, fc_on_npu: bool = False) -> list[ethosu.CommandStreamOp]:
-    """Lower the allocated `function` in place; returns its command streams in order."""
+def lower_function(
+    function: FuncOp, accelerator: str, *, fc_on_npu: bool = False, memory_mode: str | None = None
+) -> list[ethosu.CommandStreamOp]:
+    """Lower the allocated `function` in place (planned for `accelerator` in `memory_mode`);
+    returns its command streams in order."""
     from cascade.passes.memory_check import (
         ALLOCATED_DRAM_ATTR,
         ALLOCATED_PEAK_ATTR,
@@ -418,9 +430,10 @@ def lower_function(function: FuncOp, accelerator: str, *, fc_on_npu: bool = Fals
         if ALLOCATED_DRAM_ATTR not in function.attributes:
             # Its DRAM placements would otherwise share region 1 with SRAM.
             raise ValueError(f"the function has DRAM placements but no {ALLOCATED_DRAM_ATTR} (run allocate-memory)")
-        if not _spills(accelerator):
+        if not _spills(accelerator, memory_mode):
+            mode = f"memory mode {memory_mode}" if memory_mode is not None else "its default memory mode"
             raise ValueError(
-                f"the function keeps tensors in DRAM, which '{accelerator}' in its default memory mode has not "
+                f"the function keeps tensors in DRAM, which '{accelerator}' in {mode} has not "
                 "(was it planned for another accelerator?)"
             )
     for unit in units:

@@ -1,8 +1,15 @@
-// A plan that keeps tensors in DRAM (U65's Dedicated_Sram) cannot be allocated or lowered for
-// an accelerator whose memory mode has no DRAM arena (here U55's default, Shared_Sram): both
-// passes say so instead of emitting streams for the wrong memory.
-// RUN: cd %S && %exit1 cascade-opt spill_accelerator_mismatch.mlir --cascade-plan='sram-budget=4096 accelerator=ethos-u65-256' --rolling-buffer --allocate-memory 2>&1 | filecheck %s --check-prefix=ALLOCATE
-// RUN: cd %S && %exit1 cascade-opt spill_accelerator_mismatch.mlir --cascade-plan='sram-budget=4096 accelerator=ethos-u65-256' --rolling-buffer --allocate-memory=accelerator=ethos-u65-256 --lower-to-ethosu 2>&1 | filecheck %s --check-prefix=LOWER
+// A plan records the accelerator it was made for (`cascade.accelerator`): allocate-memory and
+// lower-to-ethosu follow it, and refuse another one given explicitly instead of emitting
+// streams for the wrong NPU or memory. IR planned before the record (here: the attribute
+// removed) is checked the old way: a plan that keeps tensors in DRAM (U65's Dedicated_Sram)
+// cannot be allocated or lowered for an accelerator whose memory mode has no DRAM arena.
+// RUN: cd %S && %exit1 cascade-opt spill_accelerator_mismatch.mlir --cascade-plan='sram-budget=4096 accelerator=ethos-u65-256' --rolling-buffer --allocate-memory=accelerator=ethos-u55-256 2>&1 | filecheck %s --check-prefix=ALLOCATE
+// RUN: cd %S && %exit1 cascade-opt spill_accelerator_mismatch.mlir --cascade-plan='sram-budget=4096 accelerator=ethos-u65-256' --rolling-buffer --allocate-memory --lower-to-ethosu=accelerator=ethos-u55-128 2>&1 | filecheck %s --check-prefix=LOWER
+// RUN: cd %S && cascade-opt spill_accelerator_mismatch.mlir --cascade-plan='sram-budget=4096 accelerator=ethos-u65-256' --rolling-buffer --allocate-memory --lower-to-ethosu -t ethosu-cs 2>&1 | filecheck %s --check-prefix=FOLLOW
+// RUN: cd %S && cascade-opt spill_accelerator_mismatch.mlir --cascade-plan='sram-budget=4096 accelerator=ethos-u65-256' --rolling-buffer | sed -e 's/, cascade.accelerator = "ethos-u65-256"//' > %t.planned.mlir
+// RUN: %exit1 cascade-opt %t.planned.mlir --allocate-memory 2>&1 | filecheck %s --check-prefix=OLD-ALLOCATE
+// RUN: cascade-opt %t.planned.mlir --allocate-memory=accelerator=ethos-u65-256 > %t.allocated.mlir
+// RUN: %exit1 cascade-opt %t.allocated.mlir --lower-to-ethosu 2>&1 | filecheck %s --check-prefix=OLD-LOWER
 
 func.func @residual(%x: tensor<1x16x8x4xi8>) -> tensor<1x16x8x32xi8> {
   %w0 = arith.constant dense<1> : tensor<32x1x1x4xi8>
@@ -19,9 +26,19 @@ func.func @residual(%x: tensor<1x16x8x4xi8>) -> tensor<1x16x8x32xi8> {
 }
 
 // ALLOCATE-NOT:  Traceback
-// ALLOCATE:      {{^}}cascade-opt: error: allocate-memory: @residual: the plan keeps tensors in DRAM, which 'ethos-u55-256' in its default memory mode has not (was the plan made for another accelerator?){{$}}
+// ALLOCATE:      {{^}}cascade-opt: error: allocate-memory: @residual was planned for 'ethos-u65-256', not 'ethos-u55-256' (plan it again with accelerator=ethos-u55-256, or leave accelerator out){{$}}
 // ALLOCATE-NOT:  {{.}}
 
 // LOWER-NOT:  Traceback
-// LOWER:      {{^}}cascade-opt: error: lower-to-ethosu: @residual: the function keeps tensors in DRAM, which 'ethos-u55-256' in its default memory mode has not (was it planned for another accelerator?){{$}}
+// LOWER:      {{^}}cascade-opt: error: lower-to-ethosu: @residual was planned for 'ethos-u65-256', not 'ethos-u55-128' (plan it again with accelerator=ethos-u55-128, or leave accelerator out){{$}}
 // LOWER-NOT:  {{.}}
+
+// FOLLOW:     {{^}}// ethosu.command_stream 0 (ethos-u65-256): command stream, {{[0-9]+}} words{{$}}
+
+// OLD-ALLOCATE-NOT:  Traceback
+// OLD-ALLOCATE:      {{^}}cascade-opt: error: allocate-memory: @residual: the plan keeps tensors in DRAM, which 'ethos-u55-256' in its default memory mode has not (was the plan made for another accelerator?){{$}}
+// OLD-ALLOCATE-NOT:  {{.}}
+
+// OLD-LOWER-NOT:  Traceback
+// OLD-LOWER:      {{^}}cascade-opt: error: lower-to-ethosu: @residual: the function keeps tensors in DRAM, which 'ethos-u55-256' in its default memory mode has not (was it planned for another accelerator?){{$}}
+// OLD-LOWER-NOT:  {{.}}

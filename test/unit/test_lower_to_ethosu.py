@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr, UnrealizedConversionCastOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -210,6 +210,9 @@ def test_ethosu_pipeline_is_the_four_passes_and_records_the_system_config() -> N
     assert stream.system_config is not None
     assert stream.system_config.data == "Ethos_U55_High_End_Embedded"
     stream.system_config = None
+    # The plan records the system config it was given too (the passes alone were given none).
+    (function,) = [op for op in module.ops if isinstance(op, FuncOp)]
+    assert function.attributes.pop("cascade.system_config") == StringAttr("Ethos_U55_High_End_Embedded")
     assert str(module) == str(_lowered("ds_cnn_kws_nosoftmax", 20000)[0])
 
 
