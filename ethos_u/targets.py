@@ -64,6 +64,13 @@ class EthosUCommandStreamTarget(Target):
     payload: bool = False
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        from cascade.dialects import ethosu
+
+        if not any(isinstance(op, ethosu.CommandStreamOp) for op in module.walk()):
+            raise DiagnosticException(
+                f"{self.name}: the module has no ethosu.command_stream to write: run ethosu-pipeline "
+                "(or lower-to-ethosu) first"
+            )
         output.write(command_stream_text(module, self.payload))
 
 
