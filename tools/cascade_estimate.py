@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +33,7 @@ from cascade.ethos_u.estimate import NetworkEstimate, estimate_program, memory_l
 from cascade.frontends.loader import LoadError, load_module
 from cascade.interpreter.nn import InterpretationError, check_tensor_sizes
 from cascade.passes.planner.from_nn import program_from_module
+from cascade.tools.outcome import exit_status
 
 PROG = "cascade-estimate"
 
@@ -186,19 +186,8 @@ def one_line(message: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    try:
-        status = run(argv)
-    except (EstimateError, LoadError, ArchConfigError) as error:
-        sys.stdout.flush()  # what was printed before the error comes first in `2>&1`
-        print(f"{PROG}: error: {one_line(str(error))}", file=sys.stderr)
-        status = 1
-    except Exception as error:
-        if os.environ.get("CASCADE_DEBUG"):
-            raise
-        sys.stdout.flush()
-        print(f"{PROG}: internal error: {type(error).__name__}: {error}", file=sys.stderr)
-        status = 1
-    sys.exit(status)
+    expected = (EstimateError, LoadError, ArchConfigError)
+    sys.exit(exit_status(PROG, lambda: run(argv), expected, lambda error: one_line(str(error))))
 
 
 if __name__ == "__main__":

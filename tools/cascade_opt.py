@@ -630,7 +630,7 @@ def _write_file(path: str, data: str | bytes, mode: str) -> None:
         with open(path, mode) as file:
             file.write(data)
     except OSError as error:
-        raise UserError(f"cannot write '{error.filename}': {error.strerror}") from None
+        raise UserError(f"cannot write '{path}': {error.strerror}") from None
 
 
 class BinaryOutput(io.TextIOBase):
@@ -690,6 +690,9 @@ def run(argv: Sequence[str] | None = None) -> int:
             raise
         _print_error(f"{PROG}: error: {format_pipeline_syntax_error(error)}")
         return 1
+    except KeyboardInterrupt:
+        _print_error(f"{PROG}: interrupted")
+        return 130  # 128 + SIGINT, as a shell reports it
     return 0
 
 
@@ -709,6 +712,8 @@ def _report(error: Exception, driver: CascadeOptMain | None) -> str:
     if isinstance(error, DiagnosticException):
         return driver.describe(error) if driver is not None else f"{PROG}: error: {error}"
     stage = driver.stage if driver is not None else "startup"
+    if isinstance(error, OSError) and error.strerror:  # a full disk, a closed pipe
+        return f"{PROG}: error: {stage}: {error.strerror}"
     return f"{PROG}: internal error in {stage}: {type(error).__name__}: {error} (set {DEBUG_ENV}=1 for the traceback)"
 
 

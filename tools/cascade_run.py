@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import struct
 import sys
 from collections.abc import Sequence
@@ -37,6 +36,7 @@ from cascade.interpreter.nn import (
     main_function,
 )
 from cascade.interpreter.scheduled import run_any
+from cascade.tools.outcome import exit_status
 
 PROG = "cascade-run"
 
@@ -50,6 +50,17 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise RunError(message)
+
+
+def _seed(text: str) -> int:
+    """A --seed: numpy takes non-negative integers only."""
+    try:
+        seed = int(text)
+    except ValueError:
+        seed = -1
+    if seed < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'")
+    return seed
 
 
 def random_inputs(module: ModuleOp, seed: int) -> list[np.ndarray]:
@@ -144,8 +155,8 @@ def describe_tensor(array: np.ndarray) -> str:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = _Parser(prog=PROG, description=__doc__.split("\n\n")[0])
-    parser.add_argument("file", help="a .tflite model or an .mlir program (nn level)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random int8 inputs (default 0)")
+    parser.add_argument("file", help="a .tflite model or an .mlir program (nn, scheduled or lowered)")
+    parser.add_argument("--seed", type=_seed, default=0, help="seed of the random int8 inputs (default 0)")
     parser.add_argument("--inputs", type=Path, help=".npz with one int8 array per input (arr_0, ... or names)")
     parser.add_argument("--outputs", type=Path, help="write the outputs to this .npz")
     parser.add_argument("--compare-tflite", type=Path, metavar="MODEL", help="compare against LiteRT's reference")
@@ -202,19 +213,8 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    try:
-        status = run(argv)
-    except (LoadError, RunError, InterpretationError, LiteRTUnavailable) as error:
-        sys.stdout.flush()  # what was printed before the error comes first in `2>&1`
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        status = 1
-    except Exception as error:
-        if os.environ.get("CASCADE_DEBUG"):
-            raise
-        sys.stdout.flush()
-        print(f"{PROG}: internal error: {type(error).__name__}: {error}", file=sys.stderr)
-        status = 1
-    sys.exit(status)
+    expected = (LoadError, RunError, InterpretationError, LiteRTUnavailable)
+    sys.exit(exit_status(PROG, lambda: run(argv), expected))
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ func.func @main(%x: tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8> {
 // EXE-NONE-NOT:  {{.}}
 
 // EXE-SEED-NOT:  Traceback
-// EXE-SEED:      {{^}}cascade-run: error: argument --seed: invalid int value: 'x'{{$}}
+// EXE-SEED:      {{^}}cascade-run: error: argument --seed: expected a non-negative integer, got 'x'{{$}}
 // EXE-SEED-NOT:  {{.}}
 
 // EST-FLAG-NOT:  Traceback

@@ -316,3 +316,11 @@ def test_an_unwritable_report_fails_before_compiling(tmp_path, capsys):
     assert err.startswith("cascade-opt: error: cannot write report ")
     assert err.endswith(": No such file or directory\n")
     assert not model.exists()
+
+
+def test_ctrl_c_is_one_line_and_status_130(monkeypatch, valid_input, capsys):
+    def interrupted(self: CascadeOptMain) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(CascadeOptMain, "run", interrupted)
+    assert run_and_capture([valid_input], capsys) == (130, "cascade-opt: interrupted\n")
