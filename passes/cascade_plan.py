@@ -161,13 +161,11 @@ class CascadePlanPass(ModulePass):
             raise DiagnosticException(f"{self.name}: {error}") from None
         reports: dict[str, dict[str, object]] = {}
         for function in _functions(op):
+            if (evidence := _planned_already(function)) is not None:
+                raise DiagnosticException(f"{self.name}: @{function.sym_name.data} is already planned ({evidence})")
             scheduled = scheduled_program(function)
             if not scheduled.steps:
                 continue
-            if any(isinstance(o, GroupOp) for o in function.body.walk()):
-                raise DiagnosticException(
-                    f"{self.name}: @{function.sym_name.data} is already planned (it contains cascade.group)"
-                )
             try:
                 check_tensor_sizes(scheduled.program)
             except ValueError as error:
@@ -189,6 +187,18 @@ class CascadePlanPass(ModulePass):
             reports[function.sym_name.data] = result.report()
         if self.report is not None:
             _write_report(self.report, reports)
+
+
+def _planned_already(function: FuncOp) -> str | None:
+    """What shows that `function` went through cascade-plan (and perhaps the passes after it),
+    or None: planning it again would plan the plan."""
+    for name in function.attributes:
+        if name.startswith("cascade."):
+            return f"it carries {name}"
+    for op in function.body.walk():
+        if isinstance(op, GroupOp) or op.name in ("cascade.for_stripes", "ethosu.command_stream"):
+            return f"it contains {op.name}"
+    return None
 
 
 @contextmanager
