@@ -496,6 +496,17 @@ class CascadeOptMain(xDSLOptMain):
 
         return observe
 
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """xDSL's, with `-` for stdin, `-f` choosing the format whatever the file is named (as
+        its help says), and extensions in any case (`MODEL.TFLITE`)."""
+        if self.args.input_file in (None, "-"):
+            return sys.stdin.buffer, self.args.frontend or "mlir"
+        stream, extension = super().get_input_stream()
+        return stream, self.args.frontend or extension.lower()
+
+    def get_input_name(self) -> str:
+        return "stdin" if self.args.input_file in (None, "-") else self.args.input_file
+
     def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
         self.stage = "reading input"
         try:
@@ -504,7 +515,7 @@ class CascadeOptMain(xDSLOptMain):
             raise UserError(f"cannot read '{error.filename}': {error.strerror}") from None
         except ValueError as error:
             known = ", ".join(f".{name}" for name in self.available_frontends)
-            raise UserError(f"{error}; known input formats: {known}") from None
+            raise UserError(f"{self.get_input_name()}: {error}; known input formats: {known} (or -f FORMAT)") from None
 
     binary_output: BinaryOutput | None = None
     pending_output: PendingOutput | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import subprocess
 import sys
@@ -324,3 +325,27 @@ def test_ctrl_c_is_one_line_and_status_130(monkeypatch, valid_input, capsys):
 
     monkeypatch.setattr(CascadeOptMain, "run", interrupted)
     assert run_and_capture([valid_input], capsys) == (130, "cascade-opt: interrupted\n")
+
+
+def test_the_format_comes_from_f_then_the_extension_in_any_case(tmp_path, monkeypatch, capsys):
+    renamed, shouting = tmp_path / "model.bin", tmp_path / "MODEL.TFLITE"
+    renamed.write_bytes(MODEL.read_bytes())
+    shouting.write_bytes(MODEL.read_bytes())
+    status, err = run_and_capture([str(renamed)], capsys)
+    assert status == 1
+    assert err == (
+        f"cascade-opt: error: {renamed}: Unrecognized file extension 'bin'; "
+        "known input formats: .mlir, .tflite (or -f FORMAT)\n"
+    )
+    for argv in (["-f", "tflite", str(renamed)], [str(shouting)]):
+        assert run_and_capture([*argv, "-o", str(tmp_path / "out.mlir")], capsys)[0] == 0
+        assert "nn.conv2d" in (tmp_path / "out.mlir").read_text()
+
+
+def test_a_dash_reads_stdin(tmp_path, monkeypatch, capsys):
+    class Stdin:
+        buffer = io.BytesIO(MODEL.read_bytes())
+
+    monkeypatch.setattr(sys, "stdin", Stdin)
+    assert run_and_capture(["-f", "tflite", "-", "-o", str(tmp_path / "out.mlir")], capsys)[0] == 0
+    assert "nn.conv2d" in (tmp_path / "out.mlir").read_text()
