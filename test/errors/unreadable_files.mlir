@@ -57,5 +57,5 @@ func.func @main(%x: tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8> {
 // EST-OUT-NOT:  {{.}}
 
 // OPT-EXT-NOT:  Traceback
-// OPT-EXT:      {{^}}cascade-opt: error: Unrecognized file extension 'txt'; known input formats: .mlir, .tflite{{$}}
+// OPT-EXT:      {{^}}cascade-opt: error: {{.*}}unreadable_files.mlir.tmp.txt: Unrecognized file extension 'txt'; known input formats: .mlir, .tflite (or -f FORMAT){{$}}
 // OPT-EXT-NOT:  {{.}}

@@ -16,4 +16,4 @@ func.func @f() {
 
 // RUN: echo 'func.func @f() { func.return }' > %t.txt
 // RUN: not cascade-opt %t.txt 2>&1 | filecheck %s --check-prefix=EXTENSION
-// EXTENSION:     cascade-opt: error: Unrecognized file extension 'txt'; known input formats: .mlir
+// EXTENSION:     cascade-opt: error: {{.*}}missing_input.mlir.tmp.txt: Unrecognized file extension 'txt'; known input formats: .mlir, .tflite (or -f FORMAT)
