@@ -12,12 +12,15 @@ from xdsl.passes import ModulePass
 
 
 class PassEntry(NamedTuple):
-    """One registered pass: its kebab-case name, its module under `cascade.passes`, its class."""
+    """One registered pass: its kebab-case name, its module under `cascade.passes`, its class,
+    what it does, and its options with the values they take (for `--help`; a test holds them to
+    the class's)."""
 
     name: str
     module: str
     class_name: str
     summary: str
+    options: str = ""
 
     def load(self) -> type[ModulePass]:
         module = importlib.import_module(f"cascade.passes.{self.module}")
@@ -25,12 +28,20 @@ class PassEntry(NamedTuple):
 
 
 PASSES: tuple[PassEntry, ...] = (
-    PassEntry("legalize-tosa", "legalize_tosa", "LegalizeTosaPass", "convert TOSA operations to nn"),
+    PassEntry(
+        "legalize-tosa",
+        "legalize_tosa",
+        "LegalizeTosaPass",
+        "convert TOSA operations to nn",
+        "fully-connected=tflite|conv",
+    ),
     PassEntry(
         "cascade-plan",
         "cascade_plan",
         "CascadePlanPass",
         "group nn operations into cascades and choose stripes under an SRAM budget",
+        "sram-budget=BYTES accelerator=NAME system-config=NAME memory-mode=NAME "
+        'objective=min-sram|min-cycles striping=none|h|hw rolling-axes=h|hw reorder=true|false report="FILE"',
     ),
     PassEntry(
         "rolling-buffer",
@@ -43,18 +54,21 @@ PASSES: tuple[PassEntry, ...] = (
         "allocate_memory",
         "AllocateMemoryPass",
         "place every buffer at an SRAM offset",
+        "accelerator=NAME (default: the plan's)",
     ),
     PassEntry(
         "lower-to-ethosu",
         "lower_to_ethosu",
         "LowerToEthosUPass",
         "lower scheduled IR to ethosu NPU commands",
+        "accelerator=NAME (default: the plan's) fc-on-npu=true|false",
     ),
     PassEntry(
         "ethosu-pipeline",
         "ethosu_pipeline",
         "EthosUPipelinePass",
         "run the whole nn-to-ethosu pipeline",
+        "accelerator=NAME sram-budget=BYTES system-config=NAME memory-mode=NAME reorder=true|false",
     ),
 )
 

@@ -363,7 +363,7 @@ class CascadeOptMain(xDSLOptMain):
                 pass_name=entry.name,
                 dest=FLAG_PASSES_DEST,
                 default=[],
-                help=entry.summary,
+                help=f"{entry.summary} (options: {entry.options})" if entry.options else entry.summary,
             )
         arg_parser.add_argument(
             PASS_OPTIONS_FLAG, action=_SetPassOptions, dest=FLAG_PASSES_DEST, help=argparse.SUPPRESS

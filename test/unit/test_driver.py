@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, get_pass_option_infos
 
 from cascade.passes import PASSES, get_all_passes
 from cascade.passes._unimplemented import UnimplementedPass
@@ -349,3 +349,10 @@ def test_a_dash_reads_stdin(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", Stdin)
     assert run_and_capture(["-f", "tflite", "-", "-o", str(tmp_path / "out.mlir")], capsys)[0] == 0
     assert "nn.conv2d" in (tmp_path / "out.mlir").read_text()
+
+
+def test_the_options_help_lists_are_the_passes_own():
+    for entry in PASSES:
+        listed = {token.split("=")[0] for token in entry.options.split() if "=" in token}
+        actual = {info.name.replace("_", "-") for info in get_pass_option_infos(entry.load())}
+        assert listed == actual, entry.name
