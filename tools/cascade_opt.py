@@ -393,6 +393,8 @@ class CascadeOptMain(xDSLOptMain):
         self.keep_plan = self.args.report is not None
         if self.args.disassemble:
             self._disassemble()
+            if self.pending_output is not None:
+                self.pending_output.commit()
             return
         if self.args.report is not None:
             _check_writable(self.args.report, "report")
