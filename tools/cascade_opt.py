@@ -190,7 +190,7 @@ def _check_pass_options(pass_class: type[ModulePass], arg_spec: ArgSpec) -> None
         raise UserError(
             f"pass '{arg_spec.name}' has no option {', '.join(map(repr, unknown))}; {_option_summary(pass_class)}"
         )
-    _check_no_bool_for_number(pass_class, arg_spec.name, given)
+    _check_option_values(pass_class, arg_spec.name, given)
     try:
         pass_class.from_pass_spec(arg_spec)
     except ValueError as error:
@@ -204,8 +204,8 @@ def _scalar_types(annotation: Any) -> set[Any]:
     return {t for arg in typing.get_args(annotation) if arg is not Ellipsis for t in _scalar_types(arg)}
 
 
-def _check_no_bool_for_number(pass_class: type[ModulePass], pass_name: str, given: dict[str, Any]) -> None:
-    """Reject `true`/`false` for a number option.
+def _check_option_values(pass_class: type[ModulePass], pass_name: str, given: dict[str, Any]) -> None:
+    """Reject an option without a value, and `true`/`false` for a number or string option.
 
     xDSL's type check accepts them because bool is a subclass of int in Python, so
     `sram-budget=true` would silently become a budget of 1 byte.
@@ -213,6 +213,11 @@ def _check_no_bool_for_number(pass_class: type[ModulePass], pass_name: str, give
     hints = typing.get_type_hints(pass_class)
     for name, values in given.items():
         allowed = _scalar_types(hints.get(name, Any))
+        if not values:  # `sram-budget` alone: xDSL would take it as not given
+            raise UserError(
+                f"invalid options for pass '{pass_name}': option '{name.replace('_', '-')}' needs a value; "
+                f"{_option_summary(pass_class)}"
+            )
         if bool in allowed:
             continue
         if any(isinstance(value, bool) for value in values):

@@ -136,6 +136,9 @@ def test_help_lists_every_pass_flag_with_its_summary(capsys):
         # No hint where quoting is not the fix: a missing brace, a missing value.
         (["-p", "cascade-plan{sram-budget=40000"], "expected either a space or `}` here\n"),
         (["-p", "cascade-plan{sram-budget=}"], "wrap argument in quotes to pass arbitrary string values\n"),
+        (["-p", "cascade-plan{sram-budget}"], "option 'sram-budget' needs a value;"),
+        (["--cascade-plan=report"], "option 'report' needs a value;"),
+        (["-p", "cascade-plan{reorder}"], "option 'reorder' needs a value;"),
     ],
 )
 def test_bad_pipeline_is_one_error_line(pipeline, message, valid_input, capsys):
