@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -156,15 +156,13 @@ def _configuration(
             memory_mode = stream.memory_mode.data
         break
     else:
-        from cascade.passes.cascade_plan import TARGET_ATTRS
+        from cascade.passes.cascade_plan import recorded_target
 
         for function in (f for f in module.ops if isinstance(f, FuncOp)):
-            planned = [function.attributes.get(name) for name in TARGET_ATTRS]
-            if isinstance(planned[0], StringAttr):
-                accelerator, system_config, memory_mode = (
-                    value.data if isinstance(value, StringAttr) else default
-                    for value, default in zip(planned, (accelerator, system_config, memory_mode), strict=True)
-                )
+            planned = recorded_target(function)
+            if planned[0] is not None:
+                given = (accelerator, system_config, memory_mode)
+                accelerator, system_config, memory_mode = (p or g for p, g in zip(planned, given, strict=True))
                 break
     accelerator = accelerator or DEFAULT_ACCELERATOR
     family = "u65" if accelerator.startswith("ethos-u65") else "u55"

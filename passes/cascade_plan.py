@@ -358,6 +358,14 @@ class _CpuTolerantCost:
             return 0
 
 
+def recorded_target(function: FuncOp) -> tuple[str | None, str | None, str | None]:
+    """(accelerator, system config, memory mode) `function` records it was planned for
+    (`TARGET_ATTRS`); None where it records none."""
+    values = [function.attributes.get(name) for name in TARGET_ATTRS]
+    accelerator, system_config, memory_mode = (v.data if isinstance(v, StringAttr) else None for v in values)
+    return accelerator, system_config, memory_mode
+
+
 def planned_target(function: FuncOp, accelerator: str | None, pass_name: str) -> tuple[str, str | None, str | None]:
     """(accelerator, system config, memory mode) for a pass after cascade-plan on `function`:
     those it was planned for (`TARGET_ATTRS`); `accelerator`, when given, must be the planned
@@ -365,8 +373,7 @@ def planned_target(function: FuncOp, accelerator: str | None, pass_name: str) ->
     default."""
     from cascade.ethos_u.arch import DEFAULT_ACCELERATOR
 
-    recorded = [function.attributes.get(name) for name in TARGET_ATTRS]
-    planned, system_config, memory_mode = (value.data if isinstance(value, StringAttr) else None for value in recorded)
+    planned, system_config, memory_mode = recorded_target(function)
     if accelerator is not None and planned is not None and accelerator != planned:
         raise DiagnosticException(
             f"{pass_name}: @{function.sym_name.data} was planned for '{planned}', not '{accelerator}' "

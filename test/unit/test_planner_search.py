@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from cascade import parallel
 from cascade.dialects.access import Region
 from cascade.passes.planner import search
+from cascade.passes.planner.graph import TensorInfo
 from cascade.passes.planner.memory import Step, plan_buffers
 from cascade.passes.planner.placement import step_totals
 from cascade.passes.planner.program import ProgramGraph
@@ -64,14 +65,19 @@ def test_prefetch_needs_room_in_the_step_before():
     assert [(p.peak, p.cycles) for p in dp.pareto_front()] == [(110, 105), (80, 110), (60, 140)]
 
 
-def test_greedy_mode_set_holds_no_more_than_recomputing_everything():
-    program = ToyProgram((1, 16, 16, 4))
+def _inverted_residual(program: ToyProgram, expanded: int) -> TensorInfo:
+    """A 3x3 convolution to 8 channels, then a MobileNetV2 block on it (1x1 to `expanded`
+    channels, 3x3 depthwise, 1x1 back to 8) added to it."""
     y = program.conv(program.x, 3, pad=1, channels=8)
-    t = program.conv(y, 1, channels=32)
+    t = program.conv(y, 1, channels=expanded)
     t = program.dw(t, 3, pad=1)
     t = program.conv(t, 1, channels=8)
-    t = program.add(y, t)
-    program.conv(t, 3, s=2, pad=1, channels=8)
+    return program.add(y, t)
+
+
+def test_greedy_mode_set_holds_no_more_than_recomputing_everything():
+    program = ToyProgram((1, 16, 16, 4))
+    program.conv(_inverted_residual(program, 32), 3, s=2, pad=1, channels=8)
     graph = ProgramGraph.build(program)
     candidates = Candidates(graph, AnalyticalCost(), SearchOptions())
     sink = graph.size - 1
@@ -308,12 +314,7 @@ def test_undominated_keeps_all_that_cull_keeps_at_any_slack(raw, transfer, slack
 def _striped_program() -> ToyProgram:
     """Tall and wide enough for 2-D stripes and buffer-mode sets, with a residual add."""
     program = ToyProgram((1, 24, 20, 4))
-    y = program.conv(program.x, 3, pad=1, channels=8)
-    t = program.conv(y, 1, channels=16)
-    t = program.dw(t, 3, pad=1)
-    t = program.conv(t, 1, channels=8)
-    t = program.add(y, t)
-    t = program.dw(t, 3, s=2, pad=1)
+    t = program.dw(_inverted_residual(program, 16), 3, s=2, pad=1)
     t = program.conv(t, 1, channels=16)
     program.whole(program.pool(t, 2, s=2))
     return program
