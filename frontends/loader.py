@@ -18,7 +18,8 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr,
 from xdsl.ir import Block, Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
-from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
+from xdsl.utils.lexer import Token
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind, StringLiteral
 
 from cascade.universe import get_all_dialects, get_dialect_overrides
 
@@ -32,6 +33,30 @@ blob) makes it try every split of the text into runs, time doubling with each ch
 (28 hex digits: over 20 s). Possessive quantifiers match the same strings and fail at once."""
 if MLIRLexer._unescaped_characters_regex.pattern == _BACKTRACKING_STRING:
     MLIRLexer._unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
+
+
+def _lex_utf8_string(lex: Any) -> Any:
+    """xDSL 0.75 lexes a string with escaped non-ASCII bytes as bytes, even when they are
+    UTF-8 (its own docstring says they should be a string). So `loc("entr\\C3\\A9e")`, which
+    it prints for a tensor named "entrée", did not parse back, and a string attribute came
+    back as a `BytesAttr`. A literal whose bytes are UTF-8 is a string, as in MLIR."""
+
+    def lex_string_literal(self: MLIRLexer, start_pos: int) -> Any:
+        token = lex(self, start_pos)
+        if token.kind is not MLIRTokenKind.BYTES_LIT:
+            return token
+        try:
+            StringLiteral.from_span(token.span).bytes_contents.decode()
+        except UnicodeDecodeError:
+            return token
+        return Token(MLIRTokenKind.STRING_LIT, token.span)
+
+    return lex_string_literal
+
+
+if not getattr(MLIRLexer._lex_string_literal, "_cascade_utf8", False):
+    MLIRLexer._lex_string_literal = _lex_utf8_string(MLIRLexer._lex_string_literal)
+    MLIRLexer._lex_string_literal._cascade_utf8 = True
 
 
 class LoadError(Exception):

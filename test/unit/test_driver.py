@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import BytesAttr, ModuleOp, StringAttr
 from xdsl.passes import ModulePass, get_pass_option_infos
 
+from cascade.frontends.loader import parse_mlir
 from cascade.passes import PASSES, get_all_passes
 from cascade.passes._unimplemented import UnimplementedPass
 from cascade.tools import cascade_opt
@@ -359,3 +360,15 @@ def test_the_options_help_lists_are_the_passes_own():
         listed = {token.split("=")[0] for token in entry.options.split() if "=" in token}
         actual = {info.name.replace("_", "-") for info in get_pass_option_infos(entry.load())}
         assert listed == actual, entry.name
+
+
+@pytest.mark.parametrize(
+    ("literal", "kind", "value"),
+    [('"caf\\C3\\A9"', StringAttr, "café"), ('"\\FF\\00"', BytesAttr, b"\xff\x00"), ('"a\\22b"', StringAttr, 'a"b')],
+)
+def test_a_literal_of_utf8_bytes_is_a_string(literal, kind, value):
+    # Escaped bytes that spell UTF-8 are a string (xDSL 0.75 made them bytes); others stay bytes.
+    module = parse_mlir(f"builtin.module attributes {{test.a = {literal}}} {{\n}}\n", "t.mlir")
+    attribute = module.attributes["test.a"]
+    assert isinstance(attribute, kind)
+    assert attribute.data == value
