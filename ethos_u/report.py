@@ -34,7 +34,9 @@ pipeline runs). The keys (a benchmark reads them; add, never rename):
   (counted there only, not in `flash_bytes_read` when the arena is the constant memory).
 * `npu_ops`: NPU operations issued (every stripe of every operator, more where an operator
   decomposes); after lowering, the kernel commands of the streams. `cpu_ops`: operators the
-  NPU cannot run (after lowering: the `nn` operators left between streams).
+  NPU cannot run (after lowering: the `nn` operators left between streams). After lowering,
+  `cpu_operators` lists those with `op`, `name` (TFLite tensor name or `file:line:col`) and
+  `reason` (lower-to-ethosu's `cascade.on_cpu`); the summary prints them under the count.
 * `command_streams`: `ethosu.command_stream`s in the output (0 before lowering).
 
 Everything but `compile_seconds` is a function of the module, so the JSON of two runs differs
@@ -48,7 +50,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, NameLoc, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -288,8 +290,28 @@ def _lowered_counts(module: ModuleOp) -> tuple[int, int]:
     """(kernel commands in all streams, nn operators left to the CPU) of lowered IR."""
     streams = _streams(module)
     kernels = sum(1 for s in streams for c in s.commands if not isinstance(c, ethosu.DmaOp))
-    cpu = sum(1 for f in _functions(module) for op in f.walk() if isinstance(op, nn.NNOperation))
-    return kernels, cpu
+    return kernels, len(_cpu_operators(module))
+
+
+def _cpu_operators(module: ModuleOp) -> list[dict[str, str]]:
+    """The nn operators of lowered IR, each with why lower-to-ethosu left it to the CPU."""
+    from cascade.frontends.loader import format_location
+    from cascade.passes.lower_to_ethosu import ON_CPU_ATTR
+
+    operators = []
+    for function in _functions(module):
+        for op in function.walk():
+            if not isinstance(op, nn.NNOperation):
+                continue
+            reason = op.attributes.get(ON_CPU_ATTR)
+            if isinstance(op.location, NameLoc):
+                name = op.location.desc.data
+            else:
+                name = format_location(op.location) or op.results[0].name_hint or ""
+            operators.append(
+                {"op": op.name, "name": name, "reason": reason.data if isinstance(reason, StringAttr) else "unknown"}
+            )
+    return operators
 
 
 def _max_or_none(values: Iterable[int | None]) -> int | None:
@@ -333,8 +355,10 @@ def compile_report(
     cascades = len({c.cascade for c in costs if c.cascade is not None})
     npu_ops = sum(c.npu_ops for c in costs)
     cpu_ops = sum(1 for c in costs if c.on_cpu)
+    cpu_operators = None
     if is_lowered(module):
         npu_ops, cpu_ops = _lowered_counts(module)
+        cpu_operators = _cpu_operators(module)
     final_functions = {f.sym_name.data: f for f in _functions(module)}
     peaks = []
     dram_peaks = []
@@ -362,6 +386,8 @@ def compile_report(
         "total_cycles": sum(_int_attr(f, CYCLES_ATTR) or 0 for f in functions),
         "npu_cycles": sum(c.npu_cycles for c in costs),
         "cpu_ops": cpu_ops,
+        # Only lowering decides (and says why): a plan's report leaves it out.
+        **({"cpu_operators": cpu_operators} if cpu_operators is not None else {}),
         "flash_bytes_read": sum(c.traffic.get(arch.const_memory.name, 0) for c in costs),
         "sram_bytes_accessed": sum(c.traffic.get(arch.staging_memory.name, 0) for c in costs),
         "spilled_bytes_accessed": sum(c.traffic.get(SPILLED_TRAFFIC, 0) for c in costs),
@@ -409,7 +435,10 @@ def format_summary(report: dict[str, Any]) -> str:
     ]
     width = max(len(label) for label, _ in rows)
     lines = [f"Network summary for {report['input']}"]
-    lines += [f"  {label.ljust(width)}  {value}" for label, value in rows]
+    for label, value in rows:
+        lines.append(f"  {label.ljust(width)}  {value}")
+        if label == "CPU operators":
+            lines += [f"    {c['op']} '{c['name']}': {c['reason']}" for c in report.get("cpu_operators", [])]
     return "\n".join(lines)
 
 

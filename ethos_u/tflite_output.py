@@ -156,9 +156,23 @@ def _lowered_function(module: ModuleOp) -> func.FuncOp:
 
 
 def _describe(op: Operation) -> str:
-    if isinstance(op.location, NameLoc):
-        return f"{op.name} '{op.location.desc.data}'"
-    return op.name
+    from cascade.passes.lower_to_ethosu import describe_op
+
+    return describe_op(op)
+
+
+def _unplaced_argument(function: func.FuncOp, index: int) -> str:
+    """Why argument `index` has no placement, as far as its readers tell."""
+    arg = function.args[index]
+    for use in arg.uses:
+        reader = use.operation
+        if isinstance(reader, nn.ConvolutionOperation | nn.FullyConnectedOp) and use.index > 0:
+            role = "weights" if use.index == 1 else "bias"
+            return (
+                f"argument #{index} is the {role} of {_describe(reader)}: a .tflite needs an operator's "
+                "weights and bias as constants (arith.constant)"
+            )
+    return f"argument #{index} has no cascade.placement"
 
 
 def _program(module: ModuleOp) -> _Program:
@@ -178,7 +192,7 @@ def _program(module: ModuleOp) -> _Program:
     for index, arg in enumerate(function.args):
         attr = arg_placement(function, index)
         if attr is None:
-            raise TFLiteOutputError(f"{name}: argument #{index} has no cascade.placement")
+            raise TFLiteOutputError(f"{name}: {_unplaced_argument(function, index)}")
         placements[arg] = _in_arena(attr, arena, f"{name}: argument #{index}")
     steps: list[_NpuCall | nn.NNOperation] = []
     results: list[SSAValue] = []

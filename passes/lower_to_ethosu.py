@@ -261,12 +261,18 @@ def describe_op(op: Operation) -> str:
     return op.name
 
 
-def _is_cpu_op(op: Operation, fc_on_npu: bool) -> bool:
+def _cpu_reason(op: Operation, fc_on_npu: bool, constants: dict[SSAValue, np.ndarray]) -> str | None:
+    """Why `op` runs on the CPU wherever its operands live, None if the NPU may run it."""
     from cascade.ethos_u.npu_lowering import SUPPORTED_OPS
 
     if isinstance(op, nn.FullyConnectedOp) and not fc_on_npu:
-        return True
-    return not isinstance(op, SUPPORTED_OPS)
+        return "fully_connected runs on the CPU unless fc-on-npu (the NPU's rounding differs from TFLite's by 1 LSB)"
+    if not isinstance(op, SUPPORTED_OPS):
+        return f"the NPU lowering has no {op.name}"
+    weighted = isinstance(op, nn.ConvolutionOperation | nn.FullyConnectedOp)
+    if weighted and any(v not in constants for v in op.operands[1:]):
+        return WEIGHTS_NOT_CONSTANT
+    return None
 
 
 class _Segment:
@@ -457,7 +463,7 @@ def lower_function(
     ret = function.body.block.last_op
     context.layouts.unbrick([*function.args, *(ret.operands if ret is not None else ())])
     for unit in units:
-        if isinstance(unit, nn.NNOperation) and _is_cpu_op(unit, fc_on_npu):
+        if isinstance(unit, nn.NNOperation) and _cpu_reason(unit, fc_on_npu, constants) is not None:
             context.layouts.unbrick([*unit.operands, *unit.results])
     while True:
         try:
@@ -502,6 +508,10 @@ def lower_function(
 QUANT_ATTR = "nn.quant"
 """Discardable attribute of a load (and argument attribute of a function argument): the
 quantization of the tensor, recorded because the nn operators that carried it are lowered."""
+ON_CPU_ATTR = "cascade.on_cpu"
+"""Discardable attribute of an `nn` operator lower-to-ethosu left to the CPU: why, in words."""
+WEIGHTS_NOT_CONSTANT = "its weights or bias are not constants, which the NPU needs encoded at compile time"
+"""Why an operator whose weights are function arguments runs on the CPU (as in Vela)."""
 
 
 def _value_quant(value: SSAValue) -> nn.QuantAttr | None:
@@ -554,19 +564,24 @@ def _segments(
         placement = get_placement(unit)
         if placement is None:
             raise ValueError(f"{unit.name} has no placement")
-        on_cpu = isinstance(unit, nn.NNOperation) and _is_cpu_op(unit, fc_on_npu)
+        cpu_reason = _cpu_reason(unit, fc_on_npu, constants) if isinstance(unit, nn.NNOperation) else None
         if isinstance(unit, StripedRegionOp):
-            bad = [o for o in unit.body.block.ops if isinstance(o, nn.NNOperation) and _is_cpu_op(o, fc_on_npu)]
-            if bad:
-                raise ValueError(f"{describe_op(bad[0])} inside a stripe loop has no NPU lowering")
+            for member in unit.body.block.ops:
+                if isinstance(member, nn.NNOperation) and (why := _cpu_reason(member, fc_on_npu, constants)):
+                    raise ValueError(f"{describe_op(member)} inside a stripe loop has no NPU lowering: {why}")
         lone_stripes = None
-        if not on_cpu and isinstance(unit, nn.NNOperation):
+        if cpu_reason is None and isinstance(unit, nn.NNOperation):
             segment = current[1] if current is not None else _Segment(accelerator, context.regions)
-            lone_stripes = _lower_lone(unit, placement, stores, constants, segment, context.layouts)
-            on_cpu = lone_stripes is None
-            if on_cpu and context.layouts.unbrick([*unit.operands, *unit.results]):
-                raise _Relower
-        if on_cpu:
+            lowered = _lower_lone(unit, placement, stores, constants, segment, context.layouts)
+            if isinstance(lowered, str):
+                cpu_reason = lowered
+                if context.layouts.unbrick([*unit.operands, *unit.results]):
+                    raise _Relower
+            else:
+                lone_stripes = lowered
+        if cpu_reason is not None:
+            # The report and a reader of the IR see why it was not lowered.
+            unit.attributes[ON_CPU_ATTR] = StringAttr(cpu_reason)
             current, previous_start = None, None
             stores[unit.results[0]] = placement
             continue
@@ -615,22 +630,23 @@ def _lower_lone(
     constants: dict[SSAValue, np.ndarray],
     segment: _Segment,
     layouts: _Layouts,
-) -> list[LoweredStripe] | None:
-    """The stripes of a bare operator (its whole output), None if it has no NPU lowering (it
+) -> list[LoweredStripe] | str:
+    """The stripes of a bare operator (its whole output), or why it has no NPU lowering (it
     then runs on the CPU)."""
     from cascade.ethos_u.npu_lowering import NpuLoweringError
 
     activations = _activations(op, constants)
-    if any(v not in stores for v in activations):
-        return None
+    for value in activations:
+        if value not in stores:
+            return f"operand #{op.operands.index(value)} has no placement the NPU can read"
     placements = [_placement(v, stores[v], layouts, segment.regions) for v in activations]
     placements.append(_placement(op.results[0], placement, layouts, segment.regions))
     try:
         return segment.lower(
             op, placements, None, constants, sram_weights=_weights_placement(op), slice_depth=_slice_depth(op)
         )
-    except NpuLoweringError:
-        return None
+    except NpuLoweringError as error:
+        return str(error).removeprefix(f"{describe_op(op)}: ")
 
 
 @dataclass

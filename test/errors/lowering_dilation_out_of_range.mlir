@@ -1,6 +1,6 @@
 // A dilation the NPU cannot encode (NPU_SET_KERNEL_STRIDE has one dilation bit per axis: 1 or 2)
 // on valid nn. Planned alone, the operator runs on the CPU between NPU commands (it stays nn, the
-// other is lowered); in a cascade it cannot, and lower-to-ethosu refuses it, naming the
+// other is lowered, and it says why); in a cascade it cannot, and lower-to-ethosu refuses it, naming the
 // operator where it is written and its dilation, instead of emitting a command that does not verify.
 // RUN: cd %S && %exit1 cascade-opt lowering_dilation_out_of_range.mlir -p 'cascade-plan{objective=min-sram},rolling-buffer,allocate-memory,lower-to-ethosu' 2>&1 | filecheck %s --check-prefix=CASCADE
 // RUN: cd %S && cascade-opt lowering_dilation_out_of_range.mlir -p 'cascade-plan{objective=min-cycles},rolling-buffer,allocate-memory,lower-to-ethosu' 2>&1 | filecheck %s --check-prefix=DEFAULT
@@ -18,6 +18,6 @@ func.func @main(%x: tensor<1x16x16x8xi8>) -> tensor<1x16x16x8xi8> {
 // CASCADE-NOT:  {{.}}
 
 // DEFAULT-NOT:  Traceback
-// DEFAULT:      nn.depthwise_conv2d {{.*}}dilation = array<i64: 3, 3>
+// DEFAULT:      nn.depthwise_conv2d {{.*}}cascade.on_cpu = "dilation [3, 3] is outside the NPU's range [1, 2]"{{.*}}dilation = array<i64: 3, 3>
 // DEFAULT:      ethosu.command_stream
 // DEFAULT-NOT:  nn.depthwise_conv2d
