@@ -466,6 +466,13 @@ class CascadeOptMain(xDSLOptMain):
         self.stage = "disassembling"
         if self.args.input_file is None:
             raise UserError("--disassemble needs an input file")
+        ignored = [what for what, given in (("passes", self.args.passes), ("--report", self.args.report)) if given]
+        if ignored:
+            # Nothing would run them: a disassembly is neither planned nor lowered from nn.
+            raise UserError(
+                f"--disassemble takes no {' or '.join(ignored)}: it only decodes the stream "
+                "(pipe its output into cascade-opt for more)"
+            )
         try:
             module = disassemble_file(self.args.input_file, self.args.accelerator)
         except DisassemblyError as error:

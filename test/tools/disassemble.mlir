@@ -10,6 +10,10 @@
 // RUN: diff %t.lowered.ops %t.decoded.ops
 // RUN: cascade-opt --disassemble %t.cs | cascade-opt -t ethosu-cs | filecheck %s --check-prefix=REPRINT
 // RUN: not cascade-opt --disassemble %models/resnet8.tflite 2>&1 | filecheck %s --check-prefix=NOT-VELA
+// Passes and --report have nothing to act on (they were ignored, the report not written):
+// RUN: not cascade-opt --disassemble %t.cs -p canonicalize 2>&1 | filecheck %s --check-prefix=NO-PASSES
+// RUN: not cascade-opt --disassemble %t.cs --rolling-buffer 2>&1 | filecheck %s --check-prefix=NO-PASSES
+// RUN: not cascade-opt --disassemble %t.cs --report %t.json 2>&1 | filecheck %s --check-prefix=NO-REPORT
 
 // The stream opens with the copy of the second convolution's weights, prefetched while the
 // first one runs.
@@ -22,3 +26,5 @@
 // REPRINT: // ethosu.command_stream 0 (ethos-u55-128): command stream, {{[0-9]+}} words
 
 // NOT-VELA: cascade-opt: error: {{.*}}resnet8.tflite: the .tflite has no ethos-u operator
+// NO-PASSES: {{^}}cascade-opt: error: --disassemble takes no passes: it only decodes the stream (pipe its output into cascade-opt for more){{$}}
+// NO-REPORT: {{^}}cascade-opt: error: --disassemble takes no --report: it only decodes the stream (pipe its output into cascade-opt for more){{$}}
