@@ -494,7 +494,9 @@ class _OpContext:
 
     def activation_attr(self, code: int) -> nn.ActivationAttr:
         if code not in _ACTIVATIONS:
-            raise TFLiteImportError(f"unsupported fused activation {code}")
+            names = {v: k for k, v in vars(ActivationFunctionType.ActivationFunctionType).items() if k.isupper()}
+            supported = ", ".join(names[c] for c in _ACTIVATIONS)
+            raise TFLiteImportError(f"unsupported fused activation {names.get(code, code)} (supported: {supported})")
         return nn.ActivationAttr(_ACTIVATIONS[code])
 
     def make(self, op_type: type[Operation], operands: Sequence[SSAValue], **properties: Attribute) -> Operation:

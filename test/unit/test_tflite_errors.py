@@ -185,7 +185,7 @@ CASES: dict[str, tuple[Callable[[], bytes], str]] = {
                 "Conv2DOptions", padding="VALID", stride_w=1, stride_h=1, fused_activation_function="TANH"
             )
         ),
-        f"{CONV_OP}: unsupported fused activation 4",
+        f"{CONV_OP}: unsupported fused activation TANH (supported: NONE, RELU, RELU6, RELU_N1_TO_1)",
     ),
     "logistic-quantization": (
         lambda: unary_model("LOGISTIC"),
