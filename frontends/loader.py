@@ -72,6 +72,14 @@ def make_context() -> Context:
     return ctx
 
 
+TOSA_HINT = (
+    "legalize-tosa reads the TOSA of int8 CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MEAN, "
+    "MAX_POOL_2D, RESHAPE and QUANTIZE (a SOFTMAX becomes tosa.table and integer arithmetic, which it "
+    "does not rebuild); compile the .tflite itself"
+)
+"""Why a TOSA operation has no definition here, and what to do instead."""
+
+
 class LocatingParser(Parser):
     """A parser that gives each parsed operation without a `loc(...)` its file:line:col.
 
@@ -108,6 +116,12 @@ class LocatingParser(Parser):
         if isinstance(op.location, UnknownLoc):
             op.location = location
         return op
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        if name.startswith("tosa.") and self.ctx.get_optional_op(name) is None:
+            # TOSA that does not come from one of the TFLite operators legalize-tosa rebuilds.
+            self.raise_error(f"Operation {name} is not registered: {TOSA_HINT}")
+        return super()._get_op_by_name(name)
 
     def innermost_open_operation(self) -> FileLineColLoc | None:
         """Where the operation that was being parsed when parsing stopped starts."""
