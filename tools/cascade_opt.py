@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import ModuleOp, NameLoc
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass, get_pass_option_infos
 from xdsl.universe import Universe
-from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.arg_spec import ArgSpec, PipelineLexer, SpecTokenKind, parse_pipeline
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
@@ -181,6 +181,29 @@ def check_pipeline(available_passes: dict[str, Callable[[], type[ModulePass]]], 
             raise UserError(f"unknown pass '{arg_spec.name}' (`{PROG} --help` lists them)")
         pass_class = available_passes[arg_spec.name]()
         _check_pass_options(pass_class, arg_spec)
+    if (repeated := _repeated_option(spec)) is not None:
+        raise UserError(f"pass '{repeated[0]}' is given option '{repeated[1]}' twice")
+
+
+def _repeated_option(spec: str) -> tuple[str, str] | None:
+    """(pass, option) of the first option given twice to one pass of a valid `spec`.
+
+    xDSL keeps only the last value, so `cascade-plan{sram-budget=1000 sram-budget=2000}`
+    would silently plan for 2000 bytes."""
+    lexer = PipelineLexer(spec)
+    pass_name, options, previous = "", set[str](), SpecTokenKind.EOF
+    while (token := lexer.lex()).kind is not SpecTokenKind.EOF:
+        if token.kind is SpecTokenKind.IDENT and previous in (SpecTokenKind.EOF, SpecTokenKind.COMMA) and not options:
+            pass_name = token.span.text  # a pass name starts the spec or follows a comma between passes
+        elif token.kind is SpecTokenKind.IDENT and previous in (SpecTokenKind.L_BRACE, SpecTokenKind.SPACE):
+            option = token.span.text.replace("_", "-")
+            if option in options:
+                return pass_name, option
+            options.add(option)
+        elif token.kind is SpecTokenKind.R_BRACE:
+            options = set()
+        previous = token.kind
+    return None
 
 
 def _check_pass_options(pass_class: type[ModulePass], arg_spec: ArgSpec) -> None:

@@ -10,6 +10,10 @@
 // RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir -p 'cascade-plan,,rolling-buffer' 2>&1 | filecheck %s --check-prefix=EMPTY
 // RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir -p 'cascade-plann' 2>&1 | filecheck %s --check-prefix=PASS
 // RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir --pass-options=sram-budget=1 2>&1 | filecheck %s --check-prefix=ORPHAN
+// An option given twice (xDSL kept the last value); each of two passes may have its own.
+// RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir -p 'cascade-plan{sram-budget=1000 objective=min-sram sram_budget=2000}' 2>&1 | filecheck %s --check-prefix=TWICE
+// RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir --cascade-plan='objective=min-sram objective=min-cycles' 2>&1 | filecheck %s --check-prefix=TWICE-FLAG
+// RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir -p 'cascade-plan{sram-budget=4096 report="%t,plan.json"},cascade-plan{sram-budget=4096}' -o /dev/null 2>&1 | filecheck %s --check-prefix=TWO-PASSES
 
 func.func @main(%x: tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8> {
   %0 = nn.pool2d %x {kind = #nn<pool_kind max>, kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, dilation = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, activation = #nn<activation none>, input_quant = #nn.quant<0.5:0>, output_quant = #nn.quant<0.5:0>} : (tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8>
@@ -65,3 +69,8 @@ func.func @main(%x: tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8> {
 // ORPHAN-NOT:  Traceback
 // ORPHAN:      {{^}}cascade-opt: error: --pass-options must follow a pass flag{{$}}
 // ORPHAN-NOT:  {{.}}
+
+// TWICE:      {{^}}cascade-opt: error: pass 'cascade-plan' is given option 'sram-budget' twice{{$}}
+// TWICE-NOT:  {{.}}
+// TWICE-FLAG: {{^}}cascade-opt: error: pass 'cascade-plan' is given option 'objective' twice{{$}}
+// TWO-PASSES: {{^}}cascade-opt: error: cascade-plan: @main is already planned
