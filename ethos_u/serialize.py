@@ -9,18 +9,21 @@
   `.tflite` (its `ethos-u` custom operator) back into an `ethosu.command_stream`.
 
 What a register stream does not hold, and so what `disassemble` cannot recover:
-quantization *scales* (conv scales live in the bias records; pooling/elementwise scales are
-only present as the integer OFM/OPA/OPB scale registers), `fused_quantize`, explicit
-`rescale`, debug names, and the IFM's full height/width (the hardware derives them from the
-OFM box, kernel, stride and padding; the lowering always programs exactly that shape). The
-disassembled feature maps therefore carry `quant <none:zp>` and clamps relative to the zero
-point; `command_signature` compares two streams modulo exactly those fields.
+quantization *scales* (conv scales live in the bias records; pooling and elementwise scales
+are only present as the integer OFM/OPA/OPB scale registers), `fused_quantize`, debug names,
+and the IFM's full height/width (the hardware derives them from the OFM box, kernel, stride
+and padding; the lowering always programs exactly that shape). The disassembled feature maps
+therefore carry `quant <none:zp>` and clamps relative to the zero point, except an 8-bit
+elementwise add or sub and any mul: they get scales (or mul's explicit `rescale`) from which
+Vela programs the very registers decoded (`_elementwise_scaling`), so that such a stream
+serializes back word for word. `command_signature` compares two streams modulo all these fields.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import math
 import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -270,8 +273,10 @@ def _feature_map(
     shape: tuple[int, int, int],
     precision: int,
     precision_shift: int,
+    scale: float | None = None,
 ) -> ethosu.FeatureMapAttr:
-    """An IFM/IFM2/OFM from its registers; `shape` is supplied by the caller."""
+    """An IFM/IFM2/OFM from its registers; `shape` (and a `scale` that reproduces them,
+    `_elementwise_scaling`) is supplied by the caller."""
     data_type = _DATA_TYPES[((precision >> precision_shift) & 3, precision & 1)]
     layout = ethosu.Layout.NHCWB16 if precision & (1 << 6) else ethosu.Layout.NHWC
     tiles = ethosu.TileBoxAttr(
@@ -287,13 +292,13 @@ def _feature_map(
         shape,
         tiles,
         layout,
-        (None, op.reg(f"{prefix}_ZERO_POINT", signed=True)),
+        (scale, op.reg(f"{prefix}_ZERO_POINT", signed=True)),
         strides=strides,
     )
 
 
 def _activation(op: DecodedOperation, ofm: ethosu.FeatureMapAttr) -> ethosu.ActivationAttr | None:
-    """The clamp relative to the OFM zero point (scale 1, as Vela quantizes without a scale)."""
+    """The clamp in the OFM's real domain (scale 1 when it has none), which Vela quantizes back."""
     code = op.reg("ACTIVATION") & 0xFFF
     low, high = op.reg("ACTIVATION_MIN", signed=True), op.reg("ACTIVATION_MAX", signed=True)
     dtype = ofm.data_type.data
@@ -304,8 +309,9 @@ def _activation(op: DecodedOperation, ofm: ethosu.FeatureMapAttr) -> ethosu.Acti
     type_min, type_max = max(type_min, -(1 << 15)), min(type_max, (1 << 15) - 1)
     quant = ofm.quantization_or_none
     zero_point = 0 if quant is None else quant.zero_point.data
-    real_low = None if low == type_min else float(low - zero_point)
-    real_high = None if high == type_max else float(high - zero_point)
+    scale = 1.0 if quant is None or quant.scale_value is None else quant.scale_value
+    real_low = None if low == type_min else (low - zero_point) * scale
+    real_high = None if high == type_max else (high - zero_point) * scale
     if code >= 16:
         return ethosu.ActivationAttr(ethosu.ActivationKind.TABLE_LOOKUP, real_low, real_high, code - 16)
     kind = {0: ethosu.ActivationKind.NONE_OR_RELU, 3: ethosu.ActivationKind.TANH, 4: ethosu.ActivationKind.SIGMOID}[
@@ -324,6 +330,91 @@ def _core_ranges(op: DecodedOperation, kind: str) -> list[ethosu.AddressRangeAtt
     if op.payloads.get(f"{kind}1_LENGTH"):
         ranges.append(ethosu.AddressRangeAttr(region, op.address(f"{kind}1_BASE"), op.payloads[f"{kind}1_LENGTH"]))
     return ranges
+
+
+@dataclass(frozen=True)
+class _Scaling:
+    """Scales (and an explicit OFM rescale) from which Vela programs an elementwise
+    operation's OPA/OPB/OFM scale registers; None: no scale."""
+
+    ifm: float | None = None
+    ifm2: float | None = None
+    ofm: float | None = None
+    rescale: tuple[int, int] | None = None
+
+
+class _ScaleRecorder:
+    """Stands in for Vela's command emitter: keeps the scale registers it is given."""
+
+    def __init__(self) -> None:
+        self.registers: dict[str, tuple[int, int]] = {}
+
+    def cmd1_with_offset(self, cmd: Any, offset: int, param: int = 0) -> None:
+        self.registers[cmd.name.removeprefix("NPU_SET_")] = (int(offset) & 0xFFFFFFFF, int(param) & 0xFFFF)
+
+
+def _vela_scale_registers(kind: ethosu.ElementwiseKind, scaling: _Scaling, reversed_operands: bool) -> tuple:
+    """(scale registers, operand to scale) that Vela programs for `scaling`."""
+    from ethosu.vela import api
+    from ethosu.vela.register_command_stream_generator import generate_scaling_for_elementwise
+
+    npu_op = api.NpuElementWiseOperation(getattr(api.NpuElementWiseOp, kind.name))
+    fms = []
+    for scale in (scaling.ifm, scaling.ifm2, scaling.ofm):
+        fm = api.NpuFeatureMap()
+        fm.data_type = api.NpuDataType.INT8
+        fm.quantization = api.NpuQuantization(scale, 0)
+        fms.append(fm)
+    npu_op.ifm, npu_op.ifm2, npu_op.ofm = fms
+    npu_op.reversed_operands = reversed_operands
+    npu_op.rescale = scaling.rescale
+    recorder = _ScaleRecorder()
+    op_to_scale = generate_scaling_for_elementwise(recorder, npu_op)  # type: ignore[arg-type]
+    return recorder.registers, int(op_to_scale)
+
+
+def _elementwise_scaling(op: DecodedOperation, kind: ethosu.ElementwiseKind, reversed_operands: bool) -> _Scaling:
+    """Scales that make Vela program exactly the scale registers `op` holds, so that the
+    disassembly serializes back to the same stream; no scales when none is found.
+
+    The registers are quantized ratios of the scales, so any scales with those ratios do.
+    Add/sub (8-bit): operands of unequal scales program OPA = the smaller over the larger as
+    a 31-bit multiplier and shift (after `x << 20`), and OFM = 2 * larger / (ofm * 2**20);
+    equal ones program OPA = OPB = 2**15 and OFM = 2 * scale / (ofm * 2**16). Taking the
+    larger scale as 1.0 gives the smaller `OPA * 2**(-shift - 19)` exactly, and the OFM scale
+    to within an ulp, far below what would change its 31-bit multiplier. Mul (of any bit
+    depth) keeps its OFM scale as Vela's explicit `rescale`."""
+    ofm = (op.payloads.get("OFM_SCALE", 1), op.registers.get("OFM_SCALE", 0))
+    ofm_real = math.ldexp(ofm[0], -ofm[1])
+    activation = op.reg("ACTIVATION") & 0xFFF
+    eight_bit = (op.reg("IFM_PRECISION") >> 2) & 3 == 0
+    if kind == ethosu.ElementwiseKind.MUL:
+        return _Scaling() if ofm == (1, 0) else _Scaling(rescale=ofm)
+    if kind not in (ethosu.ElementwiseKind.ADD, ethosu.ElementwiseKind.SUB):
+        return _Scaling()
+    if not eight_bit or activation in (3, 4) or ofm_real == 0:  # tanh/sigmoid fix Vela's OFM scale
+        return _Scaling()
+    opa = (op.payloads.get("OPA_SCALE", 1), op.registers.get("OPA_SCALE", 0))
+    opb = op.payloads.get("OPB_SCALE", 1)
+    to_scale = (op.reg("IFM_PRECISION") >> 8) & 3
+    if (opa, opb, to_scale) == ((1, 0), 1, 0):
+        candidate = _Scaling() if ofm == (1, 0) else _Scaling(rescale=ofm)
+    elif to_scale:
+        smaller = math.ldexp(opa[0], -opa[1] - 19)
+        scaled_first = (to_scale == 1) != reversed_operands  # OPa: the IFM has the smaller scale
+        first, second = (smaller, 1.0) if scaled_first else (1.0, smaller)
+        candidate = _Scaling(first, second, math.ldexp(1.0, -19) / ofm_real)
+    else:
+        candidate = _Scaling(1.0, 1.0, math.ldexp(1.0, -15) / ofm_real)
+    registers, op_to_scale = _vela_scale_registers(kind, candidate, reversed_operands)
+    decoded = {
+        "OPA_SCALE": (opa[0], opa[1]),
+        "OPB_SCALE": (opb, op.registers.get("OPB_SCALE", 0)),
+        "OFM_SCALE": ofm,
+    }
+    if op_to_scale != to_scale or any(registers.get(name, value) != value for name, value in decoded.items()):
+        return _Scaling()
+    return candidate
 
 
 def command_from_registers(op: DecodedOperation) -> ethosu.EthosUCommand:
@@ -350,23 +441,24 @@ def command_from_registers(op: DecodedOperation) -> ethosu.EthosUCommand:
     ifm_depth = op.reg("IFM_DEPTH_M1") + 1
     if op.opcode == "NPU_OP_ELEMENTWISE":
         kind = _ELEMENTWISE[op.param]
-        ifm = _feature_map(op, "IFM", (*ofm_shape[:2], ifm_depth), ifm_precision, 2)
+        broadcast = 0 if kind.is_unary else op.reg("IFM2_BROADCAST")
+        reversed_operands = bool(broadcast & (1 << 6))
+        scaling = _elementwise_scaling(op, kind, reversed_operands)
+        ofm = _feature_map(op, "OFM", ofm_shape, ofm_precision, 1, scaling.ofm)
+        options["activation"] = _activation(op, ofm)
+        ifm = _feature_map(op, "IFM", (*ofm_shape[:2], ifm_depth), ifm_precision, 2, scaling.ifm)
         ifm2: ethosu.FeatureMapAttr | ethosu.ScalarAttr | None = None
-        reversed_operands = False
         if not kind.is_unary:
-            broadcast = op.reg("IFM2_BROADCAST")
-            reversed_operands = bool(broadcast & (1 << 6))
             ifm2_precision = op.reg("IFM2_PRECISION")
             if broadcast & (1 << 7):
                 data_type = _DATA_TYPES[((ifm2_precision >> 2) & 3, ifm2_precision & 1)]
                 zero_point = op.reg("IFM2_ZERO_POINT", signed=True)
-                # The scalar register holds the quantized value: real = q - zp at scale 1.
-                ifm2 = ethosu.ScalarAttr(
-                    float(op.reg("IFM2_SCALAR", signed=True) - zero_point), data_type, (None, zero_point)
-                )
+                # The scalar register holds the quantized value: real = (q - zp) * scale.
+                real = (op.reg("IFM2_SCALAR", signed=True) - zero_point) * (scaling.ifm2 or 1.0)
+                ifm2 = ethosu.ScalarAttr(real, data_type, (scaling.ifm2, zero_point))
             else:
                 shape = tuple(1 if broadcast & (1 << axis) else ofm_shape[axis] for axis in range(3))
-                ifm2 = _feature_map(op, "IFM2", shape, ifm2_precision, 2)  # type: ignore[arg-type]
+                ifm2 = _feature_map(op, "IFM2", shape, ifm2_precision, 2, scaling.ifm2)  # type: ignore[arg-type]
         return ethosu.ElementwiseOp(
             kind,
             ifm=ifm,
@@ -374,6 +466,7 @@ def command_from_registers(op: DecodedOperation) -> ethosu.EthosUCommand:
             block_config=block,
             ifm2=ifm2,
             reversed_operands=reversed_operands,
+            rescale=scaling.rescale,
             **options,
         )
     stride_bits = op.reg("KERNEL_STRIDE")

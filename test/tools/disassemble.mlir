@@ -8,7 +8,10 @@
 // RUN: grep -o '^ *ethosu\.[a-z_0-9]*' %t.mlir | sed 's/^ *//' > %t.lowered.ops
 // RUN: grep -o '^ *ethosu\.[a-z_0-9]*' %t.dis.mlir | sed 's/^ *//' > %t.decoded.ops
 // RUN: diff %t.lowered.ops %t.decoded.ops
-// RUN: cascade-opt --disassemble %t.cs | cascade-opt -t ethosu-cs | filecheck %s --check-prefix=REPRINT
+// RUN: cascade-opt --disassemble %t.cs | cascade-opt -t ethosu-cs -o %t.again.cs
+// RUN: filecheck %s --check-prefix=REPRINT < %t.again.cs
+// Serialized again, the disassembly is the same stream, word for word:
+// RUN: diff %t.cs %t.again.cs
 // RUN: not cascade-opt --disassemble %models/resnet8.tflite 2>&1 | filecheck %s --check-prefix=NOT-VELA
 // Passes and --report have nothing to act on (they were ignored, the report not written):
 // RUN: not cascade-opt --disassemble %t.cs -p canonicalize 2>&1 | filecheck %s --check-prefix=NO-PASSES

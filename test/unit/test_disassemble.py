@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from cascade.dialects import ethosu
-from cascade.ethos_u.serialize import command_stream_bytes, disassemble_file, driver_payload, stream_signature
+from cascade.ethos_u.serialize import (
+    command_stream_bytes,
+    command_stream_words,
+    disassemble_file,
+    driver_payload,
+    stream_signature,
+)
 from cascade.ethos_u.targets import command_stream_text
 from cascade.frontends.loader import load_module
 from cascade.tools.cascade_opt import run
@@ -59,8 +65,32 @@ def test_lowered_streams_round_trip(lowered, tmp_path: Path, form: str):
     assert decoded.accelerator.data == ACCELERATOR
     assert len(decoded.commands) == len(stream.commands)
     assert stream_signature(decoded.commands) == stream_signature(stream.commands)
+    # Serialized again, the disassembly is the same stream word for word: the elementwise
+    # adds' scale registers come back from scales that reproduce them.
+    assert command_stream_words(decoded) == command_stream_words(stream)
     # A bare stream does not hold the flash image: the disassembly does not invent one.
     assert "ethosu.flash" not in decoded.attributes
+
+
+@pytest.mark.parametrize("model", ["resnet8", "mbv2_035_96"])
+@pytest.mark.parametrize("accelerator", ["ethos-u55-32", "ethos-u65-512"])
+def test_elementwise_scales_serialize_back_to_the_same_words(model: str, accelerator: str, tmp_path: Path):
+    from xdsl.context import Context
+
+    from cascade.passes.ethosu_pipeline import EthosUPipelinePass
+
+    module = load_module(MODELS / f"{model}.tflite")
+    EthosUPipelinePass(accelerator=accelerator).apply(Context(), module)
+    (stream,) = _streams(module)
+    adds = [c for c in stream.commands if isinstance(c, ethosu.ElementwiseOp)]
+    assert adds  # the residual adds, whose OPA/OPB/OFM scales the registers alone hold
+    path = tmp_path / "stream.bin"
+    path.write_bytes(driver_payload(stream))
+    (decoded,) = _streams(disassemble_file(path))
+    assert command_stream_words(decoded) == command_stream_words(stream)
+    scaled = [c for c in decoded.commands if isinstance(c, ethosu.ElementwiseOp) and c.ofm.quantization_or_none]
+    assert len(scaled) == len(adds)
+    assert all(c.ofm.quantization_or_none.scale_value is not None for c in scaled)
 
 
 def test_cli_output_parses_back(lowered, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
