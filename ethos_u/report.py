@@ -286,11 +286,9 @@ def _alone(info: OpInfo, slice_depth: int) -> list[tuple[Region, int]]:
 # --------------------------------------------------------------------------- #
 
 
-def _lowered_counts(module: ModuleOp) -> tuple[int, int]:
-    """(kernel commands in all streams, nn operators left to the CPU) of lowered IR."""
-    streams = _streams(module)
-    kernels = sum(1 for s in streams for c in s.commands if not isinstance(c, ethosu.DmaOp))
-    return kernels, len(_cpu_operators(module))
+def _kernel_commands(module: ModuleOp) -> int:
+    """The kernel commands in all streams of lowered IR."""
+    return sum(1 for s in _streams(module) for c in s.commands if not isinstance(c, ethosu.DmaOp))
 
 
 def _cpu_operators(module: ModuleOp) -> list[dict[str, str]]:
@@ -357,8 +355,8 @@ def compile_report(
     cpu_ops = sum(1 for c in costs if c.on_cpu)
     cpu_operators = None
     if is_lowered(module):
-        npu_ops, cpu_ops = _lowered_counts(module)
         cpu_operators = _cpu_operators(module)
+        npu_ops, cpu_ops = _kernel_commands(module), len(cpu_operators)
     final_functions = {f.sym_name.data: f for f in _functions(module)}
     peaks = []
     dram_peaks = []

@@ -427,9 +427,14 @@ def command_from_registers(op: DecodedOperation) -> ethosu.EthosUCommand:
             channel=op.param >> 4,
             mode=op.param & 0xF,
         )
+    scaling, kind, broadcast = _Scaling(), ethosu.ElementwiseKind.MUL, 0
+    if op.opcode == "NPU_OP_ELEMENTWISE":
+        kind = _ELEMENTWISE[op.param]
+        broadcast = 0 if kind.is_unary else op.reg("IFM2_BROADCAST")
+        scaling = _elementwise_scaling(op, kind, reversed_operands=bool(broadcast & (1 << 6)))
     ofm_precision = op.reg("OFM_PRECISION")
     ofm_shape = (op.reg("OFM_HEIGHT_M1") + 1, op.reg("OFM_WIDTH_M1") + 1, op.reg("OFM_DEPTH_M1") + 1)
-    ofm = _feature_map(op, "OFM", ofm_shape, ofm_precision, 1)
+    ofm = _feature_map(op, "OFM", ofm_shape, ofm_precision, 1, scaling.ofm)
     block = (op.reg("OFM_BLK_HEIGHT_M1") + 1, op.reg("OFM_BLK_WIDTH_M1") + 1, op.reg("OFM_BLK_DEPTH_M1") + 1)
     upscale = _UPSCALE[op.reg("IFM_UPSCALE") & 3]
     options: ethosu.BlockOptions = {
@@ -440,12 +445,6 @@ def command_from_registers(op: DecodedOperation) -> ethosu.EthosUCommand:
     ifm_precision = op.reg("IFM_PRECISION")
     ifm_depth = op.reg("IFM_DEPTH_M1") + 1
     if op.opcode == "NPU_OP_ELEMENTWISE":
-        kind = _ELEMENTWISE[op.param]
-        broadcast = 0 if kind.is_unary else op.reg("IFM2_BROADCAST")
-        reversed_operands = bool(broadcast & (1 << 6))
-        scaling = _elementwise_scaling(op, kind, reversed_operands)
-        ofm = _feature_map(op, "OFM", ofm_shape, ofm_precision, 1, scaling.ofm)
-        options["activation"] = _activation(op, ofm)
         ifm = _feature_map(op, "IFM", (*ofm_shape[:2], ifm_depth), ifm_precision, 2, scaling.ifm)
         ifm2: ethosu.FeatureMapAttr | ethosu.ScalarAttr | None = None
         if not kind.is_unary:
@@ -465,7 +464,7 @@ def command_from_registers(op: DecodedOperation) -> ethosu.EthosUCommand:
             ofm=ofm,
             block_config=block,
             ifm2=ifm2,
-            reversed_operands=reversed_operands,
+            reversed_operands=bool(broadcast & (1 << 6)),
             rescale=scaling.rescale,
             **options,
         )
