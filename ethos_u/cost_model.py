@@ -33,7 +33,7 @@ from ethosu.vela.api import NpuBlockTraversal, npu_encode_weights
 
 from cascade.dialects.access import Region
 from cascade.ethos_u.arch import AcceleratorConfig, ArchConfig, Memory
-from cascade.ethos_u.lowering import LoweredOp, Operand, UnsupportedOpError, hwc, lower
+from cascade.ethos_u.lowering import LoweredOp, Operand, UnsupportedOpError, hwc, lower, refusal
 from cascade.ethos_u.performance import (
     BlockConfig,
     Layout,
@@ -200,11 +200,13 @@ class EthosUCostModel:
         return self.region_cost(op, output, memories, weights_in_sram, first=False, last=False).total_cycles
 
     def can_cascade(self, op: OpInfo) -> bool:
-        """Whether lower-to-ethosu can run `op` stripe by stripe (`npu_lowering.SUPPORTED_OPS`):
-        a concatenation, for one, runs alone (on the CPU)."""
+        """Whether lower-to-ethosu can run `op` stripe by stripe: its kind has an NPU lowering
+        (`npu_lowering.SUPPORTED_OPS`; a concatenation, for one, runs alone, on the CPU) and
+        its parameters are in the NPU's range (`lowering.refusal`: not a stride-4 convolution)."""
         from cascade.ethos_u.npu_lowering import SUPPORTED_OPS
 
-        return op.kind in {supported.name.removeprefix("nn.") for supported in SUPPORTED_OPS}
+        kinds = {supported.name.removeprefix("nn.") for supported in SUPPORTED_OPS}
+        return op.kind in kinds and refusal(op) is None
 
     def runs_on_npu(self, op: OpInfo) -> bool:
         """Whether lower-to-ethosu puts `op` in a command stream by default: what it cascades,

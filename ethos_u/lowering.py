@@ -25,6 +25,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from cascade.dialects import ethosu
 from cascade.dialects.access import Region
 from cascade.ethos_u.performance import Activation, Kernel, Layout, NpuKind, NpuOp, Shape
 from cascade.passes.planner.graph import OpInfo, TensorInfo
@@ -65,6 +68,106 @@ def hwc(shape: Sequence[int]) -> Shape:
     if len(dims) == 2:
         return (1, dims[0], dims[1])
     return (math.prod(dims[:-2]), dims[-2], dims[-1])
+
+
+def refusal(op: OpInfo) -> str | None:
+    """Why lower-to-ethosu cannot put `op` in a command stream at all, None if it can.
+
+    These are the operator's own parameters, whatever its stripes; `lower` refuses such an
+    operator, so the planner keeps it out of cascades and prices it as CPU work, and the
+    lowering (`npu_lowering.lower_op`) refuses it with the same words.
+    """
+    shapes = [tensor.shape for tensor in (*op.inputs, op.output)]
+    if any(len(shape) == 4 and shape[0] != 1 for shape in shapes):
+        return "the NPU lowering handles batch 1 only"
+    check = _REFUSALS.get(op.kind)
+    return None if check is None else check(op)
+
+
+def _window_refusal(op: OpInfo) -> str | None:
+    kernel = _kernel(op)
+    for what, (y, x), (low, high) in (
+        ("stride", (kernel.stride_y, kernel.stride_x), ethosu.STRIDE_RANGE),
+        ("dilation", (kernel.dilation_y, kernel.dilation_x), ethosu.DILATION_RANGE),
+    ):
+        if not (low <= y <= high and low <= x <= high):
+            return f"{what} [{y}, {x}] is outside the NPU's range [{low}, {high}]"
+    if op.kind == "depthwise_conv2d" and op.attributes.get("depth_multiplier", 1) != 1:
+        return "depthwise convolution with a depth multiplier needs a rewrite first"
+    height = (kernel.height - 1) * kernel.dilation_y + 1
+    width = (kernel.width - 1) * kernel.dilation_x + 1
+    if op.kind == "pool2d":
+        limits = (ethosu.POOL_MAX_KERNEL_HEIGHT, ethosu.POOL_MAX_KERNEL_AREA)
+    else:
+        limits = (ethosu.CONV_MAX_DILATED_HEIGHT, ethosu.CONV_MAX_DILATED_AREA)
+    if height > limits[0] or height * width > limits[1]:
+        return f"a {height}x{width} kernel (dilated) exceeds the NPU's limits (height {limits[0]}, area {limits[1]})"
+    return None
+
+
+def _fully_connected_refusal(op: OpInfo) -> str | None:
+    values = op.attributes.get("weight_values")
+    zero_points = tuple(op.attributes.get("weight_zero_points", (0,)))  # type: ignore[arg-type]
+    if not isinstance(values, np.ndarray) or not values.size:
+        return None
+    # Per-channel weights have zero points of 0; the NPU takes weights minus zero point as 9 bits.
+    zero_point = int(zero_points[0]) if len(zero_points) == 1 else 0
+    if max(abs(int(values.max()) - zero_point), abs(int(values.min()) - zero_point)) > 255:
+        return "fully connected weights minus zero point exceed the 9-bit weight range"
+    return None
+
+
+def _mean_refusal(op: OpInfo) -> str | None:
+    shape = op.inputs[0].shape
+    if len(shape) != 4 or tuple(op.attributes.get("axes", ())) != (1, 2):  # type: ignore[arg-type]
+        return "only a mean over height and width is lowered"
+    _, height, width, _ = shape
+    if height > ethosu.CONV_MAX_DILATED_HEIGHT or height * width > ethosu.CONV_MAX_DILATED_AREA:
+        return f"a {height}x{width} mean exceeds the depthwise kernel limits"
+    return None
+
+
+def _binary_refusal(op: OpInfo) -> str | None:
+    """The NPU broadcasts IFM2 only, from size 1 along H, W or C."""
+    if len(op.inputs) != 2:
+        return None  # a constant operand: lower-to-ethosu leaves the operator on the CPU itself
+    shapes = [tensor.shape for tensor in op.inputs]
+    if any(len(shape) != len(op.output.shape) for shape in shapes):
+        return "broadcasting operands of different ranks are not lowered"
+    if all(shape != op.output.shape for shape in shapes):
+        return "both operands broadcast: not expressible with one IFM2 broadcast"
+    return None
+
+
+def _resize_refusal(op: OpInfo) -> str | None:
+    nearest_2x = op.attributes.get("resize_mode") == "nearest" and tuple(op.attributes.get("factors", ())) == (2, 2)  # type: ignore[arg-type]
+    if not nearest_2x or op.attributes.get("align_corners"):
+        return "only 2x nearest resize without align_corners is lowered"
+    if op.attributes.get("requantizes"):
+        return "a requantizing resize is not lowered"
+    return None
+
+
+def _pad_refusal(op: OpInfo) -> str | None:
+    pads = tuple(tuple(pair) for pair in op.attributes.get("pads", ()))  # type: ignore[union-attr]
+    if len(pads) != 4 or pads[0] != (0, 0) or pads[3] != (0, 0):
+        return "only padding of height and width is lowered"
+    if op.attributes.get("requantizes"):
+        return "a requantizing pad is not lowered"
+    return None
+
+
+_REFUSALS = {
+    "conv2d": _window_refusal,
+    "depthwise_conv2d": _window_refusal,
+    "transpose_conv2d": _window_refusal,
+    "pool2d": _window_refusal,
+    "fully_connected": _fully_connected_refusal,
+    "mean": _mean_refusal,
+    **dict.fromkeys(("add", "sub", "mul", "minimum", "maximum"), _binary_refusal),
+    "resize": _resize_refusal,
+    "pad": _pad_refusal,
+}
 
 
 def _activation(op: OpInfo) -> Activation:
@@ -125,6 +228,8 @@ def lower(
     lowering = _LOWERINGS.get(op.kind)
     if lowering is None:
         raise UnsupportedOpError(f"no Ethos-U lowering for nn.{op.kind}")
+    if (reason := refusal(op)) is not None:
+        raise UnsupportedOpError(reason)
     return lowering(op, output, layouts, weight_bytes)
 
 

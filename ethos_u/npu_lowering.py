@@ -711,6 +711,14 @@ def _costing_info(op: nn.NNOperation) -> OpInfo:
     return info
 
 
+def operator_refusal(op: nn.NNOperation) -> str | None:
+    """Why `op`'s own parameters (batch, stride, broadcast, ...) keep it off the NPU, None if
+    they do not: the words the planner's cost model refuses it with (`lowering.refusal`)."""
+    from cascade.ethos_u.lowering import refusal
+
+    return refusal(_costing_info(op))
+
+
 class _LazyCandidates(Sequence[tuple[int, int, int]]):
     """`block_configs(command, accelerator)`, computed on first use."""
 
@@ -857,14 +865,6 @@ def _window_input(
 
 def _kernel(op: nn.WindowOperation) -> ethosu.KernelAttr:
     (kh, kw), (sh, sw), (dh, dw) = op.kernel_size(), op.strides(), op.dilations()
-    # Valid nn, but outside what one NPU command encodes: refuse here, naming the values,
-    # rather than emit a command that does not verify.
-    for what, (y, x), (low, high) in (
-        ("stride", (sh, sw), ethosu.STRIDE_RANGE),
-        ("dilation", (dh, dw), ethosu.DILATION_RANGE),
-    ):
-        if not (low <= y <= high and low <= x <= high):
-            raise NpuLoweringError(f"{what} [{y}, {x}] is outside the NPU's range [{low}, {high}]")
     return ethosu.KernelAttr.interned(kh, kw, sh, sw, dh, dw)
 
 
@@ -905,6 +905,8 @@ def lower_op(
     """
     if not isinstance(op, SUPPORTED_OPS):
         raise NpuLoweringError(f"{op.name} has no NPU lowering")
+    if (reason := operator_refusal(op)) is not None:
+        raise NpuLoweringError(reason)
     out_shape = hwc_shape(_shape(op.results[0]))
     if stripes is None:
         stripes = [Box.full(out_shape)]
@@ -1009,8 +1011,6 @@ def _prepare_constants(op: Operation, plan: _Plan, constants: Mapping[SSAValue, 
         plan.weights = constant_value(op.weight, constants).astype(np.int16)
         plan.traversal = choose_traversal(plan.weights, False)
     elif isinstance(op, nn.DepthwiseConv2DOp):
-        if op.depth_multiplier() != 1:
-            raise NpuLoweringError("depthwise convolution with a depth multiplier needs a rewrite first")
         weights = constant_value(op.weight, constants).astype(np.int16)  # 1HWC
         plan.weights = np.transpose(weights, (3, 1, 2, 0))  # OHWI with I = 1
     elif isinstance(op, nn.FullyConnectedOp):
@@ -1018,18 +1018,11 @@ def _prepare_constants(op: Operation, plan: _Plan, constants: Mapping[SSAValue, 
         quant = op.weight_quant
         zero_point = 0 if quant.is_per_channel else quant.zero_points[0]
         plan.weights = (weights - zero_point)[:, None, None, :]
-        if np.abs(plan.weights).max(initial=0) > 255:
-            raise NpuLoweringError("fully connected weights minus zero point exceed the 9-bit weight range")
         plan.traversal = choose_traversal(plan.weights, False)
     elif isinstance(op, LUT_OPS):
         plan.lut = lut_values(op).astype(np.int8).tobytes()
     elif isinstance(op, nn.MeanOp):
-        shape = _shape(op.input)
-        if len(shape) != 4 or op.reduced_axes() != (1, 2):
-            raise NpuLoweringError("only a mean over height and width is lowered")
-        _, height, width, depth = shape
-        if height > ethosu.CONV_MAX_DILATED_HEIGHT or height * width > ethosu.CONV_MAX_DILATED_AREA:
-            raise NpuLoweringError(f"a {height}x{width} mean exceeds the depthwise kernel limits")
+        _, height, width, depth = _shape(op.input)
         plan.weights = np.ones((depth, height, width, 1), dtype=np.int16)
 
 
@@ -1200,18 +1193,14 @@ def _binary(
     the operand order of SUB (Vela's `ifm_ifm2_correct_order`)."""
     out_shape = _shape(op.output)
     shapes = (_shape(op.input), _shape(op.input2))
-    if any(len(s) != len(out_shape) for s in shapes):
-        raise NpuLoweringError("broadcasting operands of different ranks are not lowered")
     rank = len(out_shape)
     boxes = [Box.from_region(region) for region in op.input_regions(stripe.to_region(rank))]
     operands = [
         (placements[0], boxes[0], op.input_quant),
         (placements[1], boxes[1], op.input2_quant),
     ]
-    reversed_operands = shapes[0] != out_shape
+    reversed_operands = shapes[0] != out_shape  # the other one is not broadcast (`refusal`)
     if reversed_operands:
-        if shapes[1] != out_shape:
-            raise NpuLoweringError("both operands broadcast: not expressible with one IFM2 broadcast")
         operands.reverse()
     (first, first_box, first_quant), (second, second_box, second_quant) = operands
     return ethosu.ElementwiseOp(
@@ -1279,10 +1268,6 @@ def _resize(
 ) -> ethosu.EthosUCommand:
     """2x nearest-neighbour resize: a 1x1 pool copying raw values (zero points 0) of the IFM
     upscaled 2x2 by the NPU (`ifm_upscale nearest`)."""
-    if op.mode.data != nn.ResizeMode.NEAREST or op.factors() != (2, 2) or op.align_corners.value.data:
-        raise NpuLoweringError("only 2x nearest resize without align_corners is lowered")
-    if op.input_quant != op.output_quant:
-        raise NpuLoweringError("a requantizing resize is not lowered")
     if stripe.y % 2 or stripe.x % 2:
         raise NpuLoweringError("an upscaled stripe must start on an even row and column")
     scale = op.input_quant.scales[0]
@@ -1324,10 +1309,6 @@ def _pad_op(
 def _pad_interior(op: nn.PadOp, stripe: Box) -> tuple[Box | None, Box | None]:
     """The part of an output stripe copied from the input, and where in the input it is."""
     pads = op.pads()
-    if len(pads) != 4 or pads[0] != (0, 0) or pads[3] != (0, 0):
-        raise NpuLoweringError("only padding of height and width is lowered")
-    if op.input_quant != op.output_quant:
-        raise NpuLoweringError("a requantizing pad is not lowered")
     (top, _), (left, _) = pads[1], pads[2]
     _, height, width, _ = _shape(op.input)
     y0, y1 = max(stripe.y, top), min(stripe.y + stripe.height, top + height)

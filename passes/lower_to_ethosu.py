@@ -263,7 +263,7 @@ def describe_op(op: Operation) -> str:
 
 def _cpu_reason(op: Operation, fc_on_npu: bool, constants: dict[SSAValue, np.ndarray]) -> str | None:
     """Why `op` runs on the CPU wherever its operands live, None if the NPU may run it."""
-    from cascade.ethos_u.npu_lowering import SUPPORTED_OPS
+    from cascade.ethos_u.npu_lowering import SUPPORTED_OPS, operator_refusal
 
     if isinstance(op, nn.FullyConnectedOp) and not fc_on_npu:
         return "fully_connected runs on the CPU unless fc-on-npu (the NPU's rounding differs from TFLite's by 1 LSB)"
@@ -275,7 +275,7 @@ def _cpu_reason(op: Operation, fc_on_npu: bool, constants: dict[SSAValue, np.nda
     if isinstance(op, _BINARY) and any(v in constants for v in op.operands):
         # The lowering reads both operands from the arena; a constant is never placed there.
         return "a constant operand of an elementwise operator is not lowered to the NPU"
-    return None
+    return operator_refusal(op)
 
 
 _BINARY = (nn.AddOp, nn.SubOp, nn.MulOp, nn.MinimumOp, nn.MaximumOp)

@@ -885,8 +885,8 @@ def test_a_returned_argument_is_live_to_the_last_step_for_planner_and_checker() 
 
 def test_a_dilation_the_npu_cannot_encode_is_not_copied_into_a_command(worker: FuzzWorker) -> None:
     """Formerly lower-to-ethosu emitted an ethosu.conv2d with dilation [1, 2^31], which does not
-    verify; now the lone operator runs on the CPU (in a cascade it is refused by name:
-    test/errors/lowering_dilation_out_of_range.mlir)."""
+    verify; now the operator runs on the CPU, and the planner keeps it out of cascades
+    (test/passes/lower_to_ethosu/outside_npu_range.mlir)."""
     outcome = worker.run({"kind": "mlir", "data": _wide_dilation(), "seed": 0})
     assert outcome["status"] == "accepted", outcome
     assert outcome["executed"], outcome
