@@ -18,15 +18,19 @@ pipeline runs). The keys (a benchmark reads them; add, never rename):
   Dedicated_Sram): `cascade.allocated_dram_bytes` when allocated, else the plan's
   `cascade.peak_dram_bytes`; 0 when nothing is spilled.
 * `total_cycles`: the plan's cycles (`cascade.cycles`, summed over functions): stripes
-  pipelined, weight copies hidden behind the previous step where the plan prefetches them.
+  pipelined, weight copies hidden behind the previous step where the plan prefetches them. An
+  operator that lowering leaves on the CPU but the NPU could run (fully_connected without
+  `fc-on-npu`, softmax) is priced there as the NPU work Vela makes of it.
 * `per_op`: every operator in schedule order, priced by the Ethos-U performance model
   (`EthosUCostModel.region_cost`) on exactly the stripe boxes the plan computes (a lone
   operator: its whole output), feature maps in SRAM (the spilled ones, `cascade.spilled`, in
   the arena memory, as the planner prices them) and weights where the plan put them;
   stripes of a cascade are pipelined as the planner prices them (fill and drain paid once).
-  `cascade` is the index of its cascade (multi-operator groups in order) or null.
+  `cascade` is the index of its cascade (multi-operator groups in order) or null; `on_cpu`
+  is true for an operator the NPU does not run (its cycles are 0): one the cost model cannot
+  lower, and after lowering every `nn` operator left between the streams.
   Per-op cycles leave out weight copies, so they need not add up to `total_cycles`.
-* `npu_cycles`: the sum of the operators' NPU compute cycles (no memory stalls).
+* `npu_cycles`: the sum of the NPU operators' compute cycles (no memory stalls).
 * `flash_bytes_read`: bytes read from the constant memory (flash; DRAM in Dedicated_Sram):
   weights streamed by the stripes plus one copy of every weight buffer kept in SRAM.
   `sram_bytes_accessed`: bytes read and written in SRAM, those copies' writes included.
@@ -35,8 +39,10 @@ pipeline runs). The keys (a benchmark reads them; add, never rename):
 * `npu_ops`: NPU operations issued (every stripe of every operator, more where an operator
   decomposes); after lowering, the kernel commands of the streams. `cpu_ops`: operators the
   NPU cannot run (after lowering: the `nn` operators left between streams). After lowering,
-  `cpu_operators` lists those with `op`, `name` (TFLite tensor name or `file:line:col`) and
-  `reason` (lower-to-ethosu's `cascade.on_cpu`); the summary prints them under the count.
+  `cpu_operators` lists those with `op`, `name` (as in `per_op`: the TFLite tensor name, else
+  the SSA name), `location` (`file:line:col` or null) and `reason` (lower-to-ethosu's
+  `cascade.on_cpu`); the summary prints them under the count. The traffic keys count what the
+  NPU reads and writes: a CPU operator's accesses are not in them.
 * `command_streams`: `ethosu.command_stream`s in the output (0 before lowering).
 
 Everything but `compile_seconds` is a function of the module, so the JSON of two runs differs
@@ -111,6 +117,8 @@ class OpCost:
     npu_ops: int = 0
     on_cpu: bool = False
     traffic: dict[str, int] = field(default_factory=dict)
+    source: tuple[str, str] = ("", "")
+    """`_source` of the operator: how lowered IR's CPU operators are found among the plan's."""
 
     def add_traffic(self, more: dict[str, int], times: int = 1) -> None:
         for memory, count in more.items():
@@ -251,14 +259,15 @@ def _price_function(function: FuncOp, arch: ArchConfig, first_cascade: int) -> l
             index, cascade = cascade, cascade + 1
         for position in range(step.first, step.sink + 1):
             info = graph.ops[position]
-            cost = OpCost(info.name, scheduled.nn_ops[position].name, index)
+            nn_op = scheduled.nn_ops[position]
+            cost = OpCost(info.name, nn_op.name, index, source=_source(nn_op))
             boxes = geometry.price_boxes(position) if geometry else _alone(info, step.weight_slice_depth)
             # Stripes of a cascade, or weight slices, run back to back: fill and drain once.
             pipelined = geometry is not None or len(boxes) > 1
             try:
                 _price_boxes(model, info, boxes, step.weights_in_sram, pipelined, cost, memories)
             except UnsupportedOpError:
-                costs.append(OpCost(cost.name, cost.op, index, on_cpu=True))
+                costs.append(OpCost(cost.name, cost.op, index, on_cpu=True, source=cost.source))
                 continue
             if step.weights_in_sram and info.weights:
                 # One DMA copy of the encoded weights and scales into SRAM.
@@ -291,23 +300,36 @@ def _kernel_commands(module: ModuleOp) -> int:
     return sum(1 for s in _streams(module) for c in s.commands if not isinstance(c, ethosu.DmaOp))
 
 
-def _cpu_operators(module: ModuleOp) -> list[dict[str, str]]:
-    """The nn operators of lowered IR, each with why lower-to-ethosu left it to the CPU."""
+def _source(op: Operation) -> tuple[str, str]:
+    """What identifies `op` in the planned module and in the IR lowered from it, where its
+    values are others: its name and location (TFLite tensor name, `file:line:col`), else the
+    SSA name of its result."""
+    from cascade.frontends.loader import format_location
+
+    where = op.location.desc.data if isinstance(op.location, NameLoc) else format_location(op.location)
+    return op.name, where or op.results[0].name_hint or ""
+
+
+def _cpu_operators(module: ModuleOp, costs: Sequence[OpCost]) -> list[dict[str, str | None]]:
+    """The nn operators of lowered IR, each with why lower-to-ethosu left it to the CPU, named
+    as `costs` (the plan's operators) name it."""
     from cascade.frontends.loader import format_location
     from cascade.passes.lower_to_ethosu import ON_CPU_ATTR
 
-    operators = []
+    planned = {cost.source: cost.name for cost in costs}
+    operators: list[dict[str, str | None]] = []
     for function in _functions(module):
         for op in function.walk():
             if not isinstance(op, nn.NNOperation):
                 continue
             reason = op.attributes.get(ON_CPU_ATTR)
-            if isinstance(op.location, NameLoc):
-                name = op.location.desc.data
-            else:
-                name = format_location(op.location) or op.results[0].name_hint or ""
             operators.append(
-                {"op": op.name, "name": name, "reason": reason.data if isinstance(reason, StringAttr) else "unknown"}
+                {
+                    "op": op.name,
+                    "name": planned.get(_source(op), op.results[0].name_hint or ""),
+                    "location": format_location(op.location),
+                    "reason": reason.data if isinstance(reason, StringAttr) else "unknown",
+                }
             )
     return operators
 
@@ -351,12 +373,13 @@ def compile_report(
     for function in functions:
         costs += _price_function(function, arch, len({c.cascade for c in costs if c.cascade is not None}))
     cascades = len({c.cascade for c in costs if c.cascade is not None})
-    npu_ops = sum(c.npu_ops for c in costs)
-    cpu_ops = sum(1 for c in costs if c.on_cpu)
     cpu_operators = None
     if is_lowered(module):
-        cpu_operators = _cpu_operators(module)
-        npu_ops, cpu_ops = _kernel_commands(module), len(cpu_operators)
+        cpu_operators = _cpu_operators(module, costs)
+        left = {_source(op) for op in module.walk() if isinstance(op, nn.NNOperation)}
+        costs = [OpCost(c.name, c.op, c.cascade, on_cpu=True) if c.source in left else c for c in costs]
+    npu_ops = sum(c.npu_ops for c in costs) if cpu_operators is None else _kernel_commands(module)
+    cpu_ops = sum(1 for c in costs if c.on_cpu)
     final_functions = {f.sym_name.data: f for f in _functions(module)}
     peaks = []
     dram_peaks = []
@@ -392,7 +415,9 @@ def compile_report(
         "cascades": cascades,
         "npu_ops": npu_ops,
         "command_streams": len(_streams(module)),
-        "per_op": [{"name": c.name, "op": c.op, "cycles": c.cycles, "cascade": c.cascade} for c in costs],
+        "per_op": [
+            {"name": c.name, "op": c.op, "cycles": c.cycles, "cascade": c.cascade, "on_cpu": c.on_cpu} for c in costs
+        ],
         "compile_seconds": round(compile_seconds, 3),
     }
 
@@ -436,8 +461,13 @@ def format_summary(report: dict[str, Any]) -> str:
     for label, value in rows:
         lines.append(f"  {label.ljust(width)}  {value}")
         if label == "CPU operators":
-            lines += [f"    {c['op']} '{c['name']}': {c['reason']}" for c in report.get("cpu_operators", [])]
+            lines += [_cpu_operator_line(c) for c in report.get("cpu_operators", [])]
     return "\n".join(lines)
+
+
+def _cpu_operator_line(operator: dict[str, Any]) -> str:
+    where = f" at {operator['location']}" if operator.get("location") else ""
+    return f"    {operator['op']} '{operator['name']}'{where}: {operator['reason']}"
 
 
 # --------------------------------------------------------------------------- #

@@ -137,7 +137,10 @@ def group_view(function: FuncOp) -> tuple[FuncOp, dict[Operation, Operation]]:
     origin = dict(zip(copy.walk(), function.walk(), strict=True))
     for loop in [o for o in copy.body.block.ops if isinstance(o, ForStripesOp)]:
         for buffer in [o for o in loop.body.block.ops if isinstance(o, RollingBufferOp)]:
+            # xDSL hands the buffer's name ("rolling") to an unnamed source: keep the source's.
+            hint = buffer.source.name_hint
             buffer.result.replace_all_uses_with(buffer.source)
+            buffer.source.name_hint = hint
             buffer.detach()
             buffer.erase()
         group = GroupOp(

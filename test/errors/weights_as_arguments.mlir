@@ -21,7 +21,7 @@ func.func @block(%image: tensor<1x16x16x3xi8>, %w0: tensor<8x3x3x3xi8>, %b0: ten
 }
 
 // SUMMARY:      CPU operators         1
-// SUMMARY-NEXT:   nn.conv2d 'weights_as_arguments.mlir:17:3': its weights or bias are not constants, which the NPU needs encoded at compile time
+// SUMMARY-NEXT:   nn.conv2d 'v3' at weights_as_arguments.mlir:17:3: its weights or bias are not constants, which the NPU needs encoded at compile time
 // SUMMARY-NEXT: Command streams       1
 
 // IR:      nn.conv2d %image, %w0, %b0 {{{.*}}cascade.on_cpu = "its weights or bias are not constants, which the NPU needs encoded at compile time"
@@ -31,12 +31,22 @@ func.func @block(%image: tensor<1x16x16x3xi8>, %w0: tensor<8x3x3x3xi8>, %b0: ten
 
 // JSON:      "cpu_operators": [
 // JSON-NEXT:   {
-// JSON-NEXT:     "name": "weights_as_arguments.mlir:17:3",
+// JSON-NEXT:     "location": "weights_as_arguments.mlir:17:3",
+// JSON-NEXT:     "name": "v3",
 // JSON-NEXT:     "op": "nn.conv2d",
 // JSON-NEXT:     "reason": "its weights or bias are not constants, which the NPU needs encoded at compile time"
 // JSON-NEXT:   }
 // JSON-NEXT: ],
 // JSON:      "cpu_ops": 1,
+// The per-operator entries name it alike (the planner's name for its result), off the NPU.
+// JSON:      "cascade": null,
+// JSON-NEXT: "cycles": 0,
+// JSON-NEXT: "name": "v3",
+// JSON-NEXT: "on_cpu": true,
+// JSON-NEXT: "op": "nn.conv2d"
+// JSON:      "cycles": {{[1-9][0-9]*}},
+// JSON-NEXT: "name": "v6",
+// JSON-NEXT: "on_cpu": false,
 
 // CASCADE-NOT: Traceback
 // CASCADE:     {{^}}cascade-opt: error: lower-to-ethosu: @block: nn.conv2d at weights_as_arguments.mlir:17:3 inside a stripe loop has no NPU lowering: its weights or bias are not constants, which the NPU needs encoded at compile time{{$}}

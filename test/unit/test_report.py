@@ -142,8 +142,14 @@ def test_lowered_report_counts_the_stream(tmp_path: Path, capsys: pytest.Capture
     decoded = [op for op in disassemble_file(text).walk() if op.name.startswith("ethosu.") and op.name != "ethosu.dma"]
     kernels = [op for op in decoded if op.name != "ethosu.command_stream"]
     assert report["npu_ops"] == len(kernels)
-    # resnet8 ends in fully_connected and softmax, which stay on the CPU by default.
+    # resnet8 ends in fully_connected and softmax, which stay on the CPU by default: the
+    # per-operator entries say so under the names cpu_operators gives them, and cost the NPU nothing.
     assert report["cpu_ops"] == 2
+    off_npu = [(e["op"], e["name"]) for e in report["per_op"] if e["on_cpu"]]
+    assert off_npu == [(o["op"], o["name"]) for o in report["cpu_operators"]]
+    assert [op for op, _ in off_npu] == ["nn.fully_connected", "nn.softmax"]
+    assert all(e["cycles"] == 0 for e in report["per_op"] if e["on_cpu"])
+    assert all(e["cycles"] > 0 for e in report["per_op"] if not e["on_cpu"] and e["op"] != "nn.reshape")
     assert report["cascades"] >= 1
 
 
