@@ -11,9 +11,14 @@ file has one subgraph, in the order of the function's body:
   `[command stream, read-only, scratch, fast scratch, IFMs...]` and the outputs `[OFMs...]`;
   the command-stream tensor holds the COP1 driver payload (`npu_create_driver_payload`), the
   read-only tensor the stream's flash image (`ethosu.flash`; 16 zero bytes when it is empty);
-* every CPU operator becomes the builtin TFLite operator it was imported from
-  (FULLY_CONNECTED, SOFTMAX, RESHAPE), with its constants as buffers;
+* every CPU operator becomes the builtin TFLite operator it stands for
+  (`frontends.tflite_export`: FULLY_CONNECTED, SOFTMAX, CONCATENATION, a convolution the NPU
+  cannot take, ...), with its constants as buffers;
 * the model's inputs are the function's arguments, its outputs the returned values, in order.
+
+A function lowering left wholly to the CPU (batch 2, say) has no custom operator and no scratch
+tensor: its builtins only, as Vela writes such a model, each tensor at its allocated offset (or
+placed by TFLite Micro, in a function that was never allocated because it has no operator).
 
 Regions. The TFLite Micro Ethos-U kernel binds the operator's inputs after the command stream,
 then its outputs, to consecutive base-pointer regions: region 0 = read-only (flash), region 1 =
@@ -77,6 +82,7 @@ from xdsl.ir import Operation, SSAValue
 
 from cascade.dialects import ethosu, nn
 from cascade.dialects.cascade import MemoryRegion, PlacementAttr, get_placement
+from cascade.frontends.tflite_export import constant_quantization
 from cascade.passes.planner.placement import align
 
 __all__ = ["NPU_CUSTOM_OPTIONS", "OFFLINE_ALLOCATION", "TFLiteOutputError", "lowered_tflite"]
@@ -90,12 +96,6 @@ DESCRIPTION = "cascade-opt Ethos-U"
 EMPTY_FLASH = bytes(16)
 
 _DTYPES = {8: "int8", 16: "int16", 32: "int32"}
-_ACTIVATIONS = {
-    nn.Activation.NONE: "NONE",
-    nn.Activation.RELU: "RELU",
-    nn.Activation.RELU6: "RELU6",
-    nn.Activation.RELU_N1_TO_1: "RELU_N1_TO_1",
-}
 
 
 class TFLiteOutputError(ValueError):
@@ -161,18 +161,32 @@ def _describe(op: Operation) -> str:
     return describe_op(op)
 
 
-def _unplaced_argument(function: func.FuncOp, index: int) -> str:
-    """Why argument `index` has no placement, as far as its readers tell."""
-    arg = function.args[index]
-    for use in arg.uses:
+def _weight_reader(function: func.FuncOp, index: int) -> tuple[str, Operation] | None:
+    """("weights" or "bias", the operator) when argument `index` is an operator's parameter."""
+    for use in function.args[index].uses:
         reader = use.operation
         if isinstance(reader, nn.ConvolutionOperation | nn.FullyConnectedOp) and use.index > 0:
-            role = "weights" if use.index == 1 else "bias"
-            return (
-                f"argument #{index} is the {role} of {_describe(reader)}: a .tflite needs an operator's "
-                "weights and bias as constants (arith.constant)"
-            )
+            return ("weights" if use.index == 1 else "bias"), reader
+    return None
+
+
+def _unplaced_argument(function: func.FuncOp, index: int) -> str:
+    """Why argument `index` has no placement, as far as its readers tell."""
+    if (reader := _weight_reader(function, index)) is not None:
+        role, op = reader
+        return (
+            f"argument #{index} is the {role} of {_describe(op)}: a .tflite needs an operator's "
+            "weights and bias as constants (arith.constant)"
+        )
     return f"argument #{index} has no cascade.placement"
+
+
+def _lowered_or_empty(function: func.FuncOp) -> bool:
+    """Whether every `nn` operator of `function` is one lower-to-ethosu left on the CPU (none
+    at all for a function that only returns its arguments)."""
+    from cascade.passes.lower_to_ethosu import ON_CPU_ATTR
+
+    return all(ON_CPU_ATTR in op.attributes for op in function.body.block.ops if isinstance(op, nn.NNOperation))
 
 
 def _program(module: ModuleOp) -> _Program:
@@ -182,18 +196,22 @@ def _program(module: ModuleOp) -> _Program:
     function = _lowered_function(module)
     name = f"@{function.sym_name.data}"
     peak_attr = function.attributes.get(ALLOCATED_PEAK_ATTR)
-    if peak_attr is None:
+    streams = any(isinstance(op, ethosu.CommandStreamOp) for op in function.body.block.ops)
+    if peak_attr is None and (streams or not _lowered_or_empty(function)):
         raise TFLiteOutputError(f"{name} is not allocated: run ethosu-pipeline (or lower-to-ethosu) first")
-    peak = int(peak_attr.value.data)  # type: ignore[attr-defined]
+    # Without a command stream, TFLite Micro may place every tensor itself: no scratch, and
+    # only the offsets the allocation gave.
+    peak = int(peak_attr.value.data) if peak_attr is not None else 0  # type: ignore[attr-defined]
     dram_attr = function.attributes.get(ALLOCATED_DRAM_ATTR)
     dram = int(dram_attr.value.data) if dram_attr is not None else None  # type: ignore[attr-defined]
     arena = MemoryRegion.SRAM if dram is None else MemoryRegion.DRAM
     placements: dict[SSAValue, PlacementAttr] = {}
     for index, arg in enumerate(function.args):
         attr = arg_placement(function, index)
-        if attr is None:
+        if attr is None and (streams or _weight_reader(function, index) is not None):
             raise TFLiteOutputError(f"{name}: {_unplaced_argument(function, index)}")
-        placements[arg] = _in_arena(attr, arena, f"{name}: argument #{index}")
+        if attr is not None:
+            placements[arg] = _in_arena(attr, arena, f"{name}: argument #{index}")
     steps: list[_NpuCall | nn.NNOperation] = []
     results: list[SSAValue] = []
     for op in function.body.block.ops:
@@ -205,7 +223,8 @@ def _program(module: ModuleOp) -> _Program:
             placements[op.results[0]] = _placement_of(op, name, arena)
             steps[-1].outputs.append(op.results[0])
         elif isinstance(op, nn.NNOperation):
-            placements[op.results[0]] = _placement_of(op, name, arena)
+            if streams or get_placement(op) is not None:
+                placements[op.results[0]] = _placement_of(op, name, arena)
             steps.append(op)
         elif isinstance(op, func.ReturnOp):
             results = list(op.operands)
@@ -213,8 +232,6 @@ def _program(module: ModuleOp) -> _Program:
             raise TFLiteOutputError(
                 f"{name}: {_describe(op)} is not lowered: run ethosu-pipeline (or lower-to-ethosu) first"
             )
-    if not any(isinstance(step, _NpuCall) for step in steps):
-        raise TFLiteOutputError(f"{name} has no ethosu.command_stream: run ethosu-pipeline (or lower-to-ethosu) first")
     program = _Program(function, peak, steps, placements, results, dram=dram)
     for value, attr in placements.items():
         if attr.get_offset() + _byte_size(value) > program.scratch:
@@ -502,6 +519,7 @@ class _Writer:
         data: bytes | None = None,
         offset: int = -1,
         extra_scales: Sequence[float] | None = None,
+        axis: int = 0,
     ) -> int:
         unique = name
         suffix = 1
@@ -509,7 +527,6 @@ class _Writer:
             unique, suffix = f"{name}_{suffix}", suffix + 1
         self.names.add(unique)
         scale = zero_point = None
-        axis = 0
         if extra_scales is not None:
             scale, zero_point = list(extra_scales), 0
         elif quant is not None:
@@ -533,7 +550,7 @@ class _Writer:
                 _tensor_type(value).get_shape(),
                 _DTYPES[_element_bits(value)],
                 quant=_quantization(self.program, value),
-                offset=self.program.placements[value].get_offset(),
+                offset=attr.get_offset() if (attr := self.program.placements.get(value)) is not None else -1,
             )
         self.tensors[value] = index
         return index
@@ -544,15 +561,14 @@ class _Writer:
         if not isinstance(op.value, DenseIntOrFPElementsAttr):
             raise TFLiteOutputError(f"constant '{_value_name(value)}' is not a dense integer tensor")
         array = constant_array(op.value)
-        quant = None
-        for use in value.uses:
-            if isinstance(use.operation, nn.FullyConnectedOp) and use.operation.weight is value:
-                quant = use.operation.weight_quant
+        quantization = constant_quantization(value)
+        scales, axis = quantization if quantization is not None else (None, 0)
         return self.tensor(
             _value_name(value),
             array.shape,
             _DTYPES[_element_bits(value)],
-            quant=quant,
+            extra_scales=scales,
+            axis=axis,
             data=array.astype(array.dtype.newbyteorder("<")).tobytes(),
         )
 
@@ -597,65 +613,31 @@ def _write_npu_call(
 
 
 def _write_cpu_operator(writer: _Writer, op: nn.NNOperation) -> None:
-    from cascade.frontends.tflite_writer import options
+    from cascade.frontends.tflite_export import TFLiteExportError, write_operator
 
-    output = writer.value(op.results[0])
-    if isinstance(op, nn.SoftmaxOp):
-        writer.builder.add_operator(
-            "SOFTMAX", [writer.value(op.input)], [output], options("SoftmaxOptions", beta=op.beta.value.data), version=2
-        )
-    elif isinstance(op, nn.ReshapeOp):
-        shape = list(_tensor_type(op.output).get_shape())
-        shape_tensor = writer.tensor(
-            f"{_value_name(op.output)}_shape", [len(shape)], "int32", data=np.asarray(shape, np.int32).tobytes()
-        )
-        writer.builder.add_operator(
-            "RESHAPE", [writer.value(op.input), shape_tensor], [output], options("ReshapeOptions", new_shape=shape)
-        )
-    elif isinstance(op, nn.FullyConnectedOp):
-        _write_fully_connected(writer, op, output)
-    else:
-        raise TFLiteOutputError(f"{_describe(op)} runs on the CPU, and the ethosu-tflite writer cannot export it")
-
-
-def _write_fully_connected(writer: _Writer, op: nn.FullyConnectedOp, output: int) -> None:
-    from cascade.frontends.tflite_writer import options
-
-    inputs = [writer.value(op.input), writer.value(op.weight)]
-    if op.bias is not None:
-        # TFLite's bias scale: input scale x weight scale, per output channel.
-        input_scale = op.input_quant.scales[0]
-        units = _tensor_type(op.weight).get_shape()[0]
-        weight_scales = list(op.weight_quant.scales) * (units if not op.weight_quant.is_per_channel else 1)
-        bias_scales = [float(np.float32(input_scale) * np.float32(s)) for s in weight_scales]
-        from cascade.interpreter.constants import constant_array
-
-        bias_owner = op.bias.owner
-        if not isinstance(bias_owner, arith.ConstantOp) or not isinstance(bias_owner.value, DenseIntOrFPElementsAttr):
-            raise TFLiteOutputError(f"{_describe(op)}: the bias is not a constant")
-        bias = constant_array(bias_owner.value).astype("<i4")
-        index = writer.tensor(_value_name(op.bias), bias.shape, "int32", data=bias.tobytes(), extra_scales=bias_scales)
-        writer.tensors[op.bias] = index
-        inputs.append(index)
-    else:
-        inputs.append(-1)
-    activation = _ACTIVATIONS[op.activation.data]
-    writer.builder.add_operator(
-        "FULLY_CONNECTED",
-        inputs,
-        [output],
-        options("FullyConnectedOptions", fused_activation_function=activation),
-        version=4,
-    )
+    try:
+        write_operator(writer, op)
+    except TFLiteExportError as error:
+        raise TFLiteOutputError(f"{_describe(op)} runs on the CPU, and TFLite cannot express it: {error}") from None
 
 
 def lowered_tflite(module: ModuleOp) -> bytes:
     """The .tflite of lowered IR (module docstring). Raises `TFLiteOutputError` on IR that is
     not the output of lower-to-ethosu or has a CPU operator the writer cannot export."""
     program = _program(module)
-    payloads = _traced_payloads(program)
+    calls = [step for step in program.steps if isinstance(step, _NpuCall)]
+    payloads = _traced_payloads(program) if calls else []
     writer = _Writer(program)
     inputs = [writer.value(arg) for arg in program.function.args]
+    if not calls:
+        # All on the CPU (as Vela writes such a model): builtin operators only, placed where
+        # the allocation put them, or by TFLite Micro.
+        for step in program.steps:
+            _write_cpu_operator(writer, step)  # type: ignore[arg-type]
+        outputs = [writer.value(v) for v in program.results]
+        if any(offset >= 0 for offset in writer.offsets):
+            writer.builder.add_metadata(OFFLINE_ALLOCATION, _offline_allocation(writer.offsets))
+        return writer.builder.build(inputs, outputs, description=DESCRIPTION)
     scratch = writer.tensor("scratch", [program.scratch], "uint8", offset=0)
     fast_scratch = scratch
     if program.dram is not None:
@@ -670,6 +652,10 @@ def lowered_tflite(module: ModuleOp) -> bytes:
         else:
             _write_cpu_operator(writer, step)
     outputs = [writer.value(v) for v in program.results]
-    allocation = np.asarray([0, 1, len(writer.offsets), *writer.offsets], dtype="<i4")
-    writer.builder.add_metadata(OFFLINE_ALLOCATION, allocation.tobytes())
+    writer.builder.add_metadata(OFFLINE_ALLOCATION, _offline_allocation(writer.offsets))
     return writer.builder.build(inputs, outputs, description=DESCRIPTION)
+
+
+def _offline_allocation(offsets: Sequence[int]) -> bytes:
+    """Vela's `OfflineMemoryAllocation`: version 0, one subgraph, the tensor count, the offsets."""
+    return np.asarray([0, 1, len(offsets), *offsets], dtype="<i4").tobytes()

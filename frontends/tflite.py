@@ -181,7 +181,7 @@ SCHEMA_VERSION = 3
 """The TFLite schema version this importer reads, the only one TFLite itself loads."""
 
 
-def _padding(kind: int, in_size: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
+def window_padding(kind: int, in_size: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
     """TFLite SAME padding: out = ceil(in / stride), the extra row goes after.
 
     E.g. 224 rows, 3x3, stride 2: out 112, total (112-1)*2 + 3 - 224 = 1: (0, 1).
@@ -515,8 +515,8 @@ def _window_props(
     stride = (options.StrideH(), options.StrideW())
     if min(stride) < 1 or min(dilation) < 1:
         raise TFLiteImportError(f"stride {list(stride)} and dilation {list(dilation)} must be positive")
-    top, bottom = _padding(options.Padding(), in_shape[1], kernel[0], stride[0], dilation[0])
-    left, right = _padding(options.Padding(), in_shape[2], kernel[1], stride[1], dilation[1])
+    top, bottom = window_padding(options.Padding(), in_shape[1], kernel[0], stride[0], dilation[0])
+    left, right = window_padding(options.Padding(), in_shape[2], kernel[1], stride[1], dilation[1])
     return {
         "stride": _array(stride),
         "dilation": _array(dilation),
@@ -576,8 +576,8 @@ def _transpose_conv(ctx: _OpContext) -> Operation:
     bias = ctx.bias(3, weight_shape[0])
     stride = (options.StrideH(), options.StrideW())
     # TFLite pads a transposed convolution as if it were the convolution from output to input.
-    top, bottom = _padding(options.Padding(), out_shape[1], weight_shape[1], stride[0], 1)
-    left, right = _padding(options.Padding(), out_shape[2], weight_shape[2], stride[1], 1)
+    top, bottom = window_padding(options.Padding(), out_shape[1], weight_shape[1], stride[0], 1)
+    left, right = window_padding(options.Padding(), out_shape[2], weight_shape[2], stride[1], 1)
     return ctx.make(
         nn.TransposeConv2DOp,
         [x, w, bias],

@@ -159,17 +159,19 @@ def run_ethosu_tflite(
 
     `fast_memory` gives region 2 its own memory of the fast scratch tensor's size, as the
     ethos-u driver does when it has a fast memory (Ethos-U65's SRAM); without it region 2 is the
-    fast scratch tensor's bytes in the arena. Every non-constant tensor needs an offline offset.
+    fast scratch tensor's bytes in the arena. A tensor the file does not place (offset -1, or
+    no `OfflineMemoryAllocation` at all: a model all on the CPU) gets memory of its own, as
+    TFLite Micro would plan it apart from the others.
     """
     from cascade.ethos_u.serialize import command_words, payload_accelerator
     from cascade.interpreter.ethosu import EthosUMachine
 
     root, graph = _operators(model)
     metadata = {root.Metadata(i).Name().decode(): root.Metadata(i).Buffer() for i in range(root.MetadataLength())}
-    if "OfflineMemoryAllocation" not in metadata:
-        raise ValueError("the model has no OfflineMemoryAllocation metadata")
-    words = np.frombuffer(_buffer(root, metadata["OfflineMemoryAllocation"]), dtype="<i4")
-    offsets = [int(w) for w in words[3:]]
+    offsets = [-1] * graph.TensorsLength()
+    if "OfflineMemoryAllocation" in metadata:
+        words = np.frombuffer(_buffer(root, metadata["OfflineMemoryAllocation"]), dtype="<i4")
+        offsets = [int(w) for w in words[3:]]
     if len(offsets) != graph.TensorsLength():
         raise ValueError(f"OfflineMemoryAllocation places {len(offsets)} tensors of {graph.TensorsLength()}")
 
@@ -186,13 +188,15 @@ def run_ethosu_tflite(
     constants = {i: data for i, data in constants.items() if data}
     size = max((offsets[i] + nbytes(i) for i in range(len(offsets)) if offsets[i] >= 0), default=0)
     arena = np.full(size, poison, dtype=np.uint8)
+    unplaced: dict[int, np.ndarray] = {}
 
     def raw(index: int) -> np.ndarray:
-        """The bytes of tensor `index`: its constant data, else its place in the arena."""
+        """The bytes of tensor `index`: its constant data, else its place in the arena, else
+        memory of its own."""
         if index in constants:
             return np.frombuffer(constants[index], dtype=np.uint8)
         if offsets[index] < 0:
-            raise ValueError(f"tensor '{graph.Tensors(index).Name().decode()}' has no offline offset")
+            return unplaced.setdefault(index, np.full(nbytes(index), poison, dtype=np.uint8))
         return arena[offsets[index] : offsets[index] + nbytes(index)]
 
     def value(index: int) -> np.ndarray:
