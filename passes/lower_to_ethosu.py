@@ -742,7 +742,10 @@ def _lower_loop(
             raise NpuLoweringError(f"{member.name}: a rolling intermediate without cascade.rolling_buffer")
         buffer = buffers[0]
         if buffer.rolling_axis() != 1:
-            raise NpuLoweringError(f"{member.name}: rolling buffers along axis {buffer.rolling_axis()} are not lowered")
+            raise NpuLoweringError(
+                f"{describe_op(member)}: its result rolls along axis {buffer.rolling_axis()} (columns), and only "
+                "rolling rows is lowered: plan with cascade-plan{rolling-axes=h}, as ethosu-pipeline does"
+            )
         if buffer.placement is None:
             raise NpuLoweringError(f"the rolling buffer of {member.name} has no placement")
         local[value] = _placement(value, buffer.placement, context.layouts, context.regions, buffer.get_depth())

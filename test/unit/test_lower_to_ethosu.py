@@ -525,7 +525,25 @@ def test_every_slice_fits_its_half_of_the_buffer(model: str, budget: int, accele
     module, _ = _lowered(model, budget, accelerator=accelerator)
     function = next(f for f in module.ops if isinstance(f, FuncOp))
     sram = NpuRegions.of_function(function).sram  # region 2 on U65, where the plan spills graph I/O
-    copies = [
-        c for s in _streams(module) for c in s.commands if isinstance(c, ethosu.DmaOp) and c.dest.region == sram
-    ]
+    copies = [c for s in _streams(module) for c in s.commands if isinstance(c, ethosu.DmaOp) and c.dest.region == sram]
     assert len(copies) == expected
+
+
+def test_a_buffer_rolling_along_columns_is_refused_with_the_plan_that_lowers() -> None:
+    """cascade-plan's default rolling-axes=hw may roll an intermediate along its columns, which
+    the lowering does not do: the error names the operator and the option (ethosu-pipeline plans
+    with rolling-axes=h). The allocated resnet8's first rolling buffer, turned to roll columns."""
+    from xdsl.dialects.builtin import AffineMapAttr
+
+    from cascade.dialects.cascade import RollingBufferOp, rolling_index_map
+
+    module = _allocated("resnet8_nosoftmax", 30000)
+    buffer = next(op for op in module.walk() if isinstance(op, RollingBufferOp))
+    buffer.index_map = AffineMapAttr(rolling_index_map(4, 2, buffer.get_depth()))
+    assert buffer.rolling_axis() == 2
+    with pytest.raises(
+        DiagnosticException,
+        match=r"nn\.\w+ .*rolls along axis 2 \(columns\), and only rolling rows is lowered: "
+        r"plan with cascade-plan\{rolling-axes=h\}",
+    ):
+        LowerToEthosUPass(accelerator=ACCELERATOR).apply(Context(), module)
