@@ -9,6 +9,7 @@ for MLIR (a verifier error also names the failing operation, `'nn.conv2d' op ...
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -175,13 +176,15 @@ def parse_mlir(text: str, name: str, ctx: Context | None = None) -> ModuleOp:
 
 
 def load_module(path: str | Path, ctx: Context | None = None) -> ModuleOp:
-    """Import a .tflite model or parse and verify an MLIR file."""
-    path = Path(path)
+    """Import a .tflite model or parse and verify an MLIR file; `-` reads standard input (a
+    model there is known by its flatbuffer identifier, `TFL3`)."""
+    stdin = str(path) == "-"
+    path = Path("<stdin>") if stdin else Path(path)
     try:
-        data = path.read_bytes()
+        data = sys.stdin.buffer.read() if stdin else path.read_bytes()
     except OSError as error:
         raise LoadError(f"{path}: cannot read: {error.strerror or error}") from None
-    if path.suffix == ".tflite":
+    if path.suffix == ".tflite" or (stdin and data[4:8] == b"TFL3"):
         # Imported here, not at module level: cascade-opt imports this module for MLIR input,
         # and the TFLite schema bindings would double its start-up time.
         from cascade.frontends.tflite import TFLiteImportError, import_tflite

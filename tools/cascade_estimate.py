@@ -51,7 +51,7 @@ class _Parser(argparse.ArgumentParser):
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = _Parser(prog=PROG, description=__doc__.split("\n\n")[0])
-    parser.add_argument("model", help="a .tflite model or an .mlir program (nn level)")
+    parser.add_argument("model", help="a .tflite model or an .mlir program (nn level); - reads standard input")
     parser.add_argument(
         "--accelerator",
         default=DEFAULT_ACCELERATOR,

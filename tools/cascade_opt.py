@@ -241,13 +241,24 @@ def _check_option_values(pass_class: type[ModulePass], pass_name: str, given: di
                 f"invalid options for pass '{pass_name}': option '{name.replace('_', '-')}' needs a value; "
                 f"{_option_summary(pass_class)}"
             )
-        if bool in allowed:
+        if Any in allowed:
             continue
-        if any(isinstance(value, bool) for value in values):
-            expected = "|".join(sorted(t.__name__ for t in allowed if t is not type(None)))
+        for value in values:
+            # A bool is an int to Python: only a bool option takes true or false.
+            fits = (
+                isinstance(value, bool)
+                if bool in allowed
+                else not isinstance(value, bool) and any(isinstance(value, t) for t in allowed if t is not type(None))
+            )
+            if fits:
+                continue
+            expected = "|".join(
+                sorted("true|false" if t is bool else t.__name__ for t in allowed if t is not type(None))
+            )
+            shown = str(value).lower() if isinstance(value, bool) else str(value)
             raise UserError(
                 f"invalid options for pass '{pass_name}': option '{name.replace('_', '-')}' expects {expected}, "
-                f"got '{str(values[0]).lower()}'; {_option_summary(pass_class)}"
+                f"got '{shown}'; {_option_summary(pass_class)}"
             )
 
 

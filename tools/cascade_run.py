@@ -82,17 +82,25 @@ def read_inputs(path: Path, module: ModuleOp) -> list[np.ndarray]:
     types = input_types(module)
     function = main_function(module)
     inputs = []
+    used = []
     for index, (arg, ty) in enumerate(zip(function.args, types, strict=True)):
         keys = [f"arr_{index}", arg.name_hint or "", _location_name(arg) or ""]
         key = next((k for k in keys if k and k in archive.files), None)
         if key is None:
             raise RunError(f"{path}: no array for input {index} (tried {', '.join(k for k in keys if k)})")
+        used.append(key)
         value = archive[key]
         if tuple(value.shape) != ty.get_shape() or value.dtype != np.int8:
             raise RunError(
                 f"{path}: input '{key}' is {value.dtype}{list(value.shape)}, expected int8{list(ty.get_shape())}"
             )
         inputs.append(value)
+    # An array no input takes is a mistake (a misspelt name, the wrong file), not a spare.
+    if unused := [name for name in archive.files if name not in used]:
+        raise RunError(
+            f"{path}: no input of @{function.sym_name.data} takes {', '.join(map(repr, unused))} "
+            f"(it has {len(types)} input{'s' if len(types) != 1 else ''}: arr_0, ... or their names)"
+        )
     return inputs
 
 
@@ -155,7 +163,9 @@ def describe_tensor(array: np.ndarray) -> str:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = _Parser(prog=PROG, description=__doc__.split("\n\n")[0])
-    parser.add_argument("file", help="a .tflite model or an .mlir program (nn, scheduled or lowered)")
+    parser.add_argument(
+        "file", help="a .tflite model or an .mlir program (nn, scheduled or lowered); - reads standard input"
+    )
     parser.add_argument("--seed", type=_seed, default=0, help="seed of the random int8 inputs (default 0)")
     parser.add_argument("--inputs", type=Path, help=".npz with one int8 array per input (arr_0, ... or names)")
     parser.add_argument("--outputs", type=Path, help="write the outputs to this .npz")

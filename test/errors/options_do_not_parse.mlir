@@ -2,6 +2,7 @@
 // RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir -p 'cascade-plan{budget=1}' 2>&1 | filecheck %s --check-prefix=UNKNOWN
 // RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir --cascade-plan='sram-budget=1e3' 2>&1 | filecheck %s --check-prefix=FLOAT
 // RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir --cascade-plan='sram-budget=true' 2>&1 | filecheck %s --check-prefix=BOOL
+// RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir --cascade-plan='reorder=maybe' 2>&1 | filecheck %s --check-prefix=NOT-BOOL
 // RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir --cascade-plan='sram-budget=-5' 2>&1 | filecheck %s --check-prefix=NEGATIVE
 // RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir --cascade-plan='objective=fastest' 2>&1 | filecheck %s --check-prefix=OBJECTIVE
 // RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir --cascade-plan='striping=diagonal' 2>&1 | filecheck %s --check-prefix=STRIPING
@@ -25,12 +26,16 @@ func.func @main(%x: tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8> {
 // UNKNOWN-NOT:  {{.}}
 
 // FLOAT-NOT:  Traceback
-// FLOAT:      {{^}}cascade-opt: error: invalid options for pass 'cascade-plan': Incompatible types: given ('1e3',), expected int | None; its options are sram-budget: int|None, {{.*}}{{$}}
+// FLOAT:      {{^}}cascade-opt: error: invalid options for pass 'cascade-plan': option 'sram-budget' expects int, got '1e3'; its options are sram-budget: int|None, {{.*}}{{$}}
 // FLOAT-NOT:  {{.}}
 
 // BOOL-NOT:  Traceback
 // BOOL:      {{^}}cascade-opt: error: invalid options for pass 'cascade-plan': option 'sram-budget' expects int, got 'true'; its options are sram-budget: int|None, {{.*}}{{$}}
 // BOOL-NOT:  {{.}}
+
+// NOT-BOOL-NOT:  Traceback
+// NOT-BOOL:      {{^}}cascade-opt: error: invalid options for pass 'cascade-plan': option 'reorder' expects true|false, got 'maybe'; its options are sram-budget: int|None, {{.*}}{{$}}
+// NOT-BOOL-NOT:  {{.}}
 
 // NEGATIVE-NOT:  Traceback
 // NEGATIVE:      {{^}}cascade-opt: error: cascade-plan: sram-budget must be non-negative, got -5{{$}}

@@ -6,6 +6,8 @@
 // RUN: cd %S && %exit1 cascade-run run_bad_inputs.mlir --inputs %t.shape.npz 2>&1 | filecheck %s --check-prefix=SHAPE
 // RUN: %python -c "import numpy; numpy.savez('%t.dtype.npz', numpy.zeros((1, 4, 4, 2), numpy.float32))"
 // RUN: cd %S && %exit1 cascade-run run_bad_inputs.mlir --inputs %t.dtype.npz 2>&1 | filecheck %s --check-prefix=DTYPE
+// RUN: %python -c "import numpy; numpy.savez('%t.extra.npz', numpy.ones((1, 4, 4, 2), numpy.int8), x=numpy.ones((1, 4, 4, 2), numpy.int8))"
+// RUN: cd %S && %exit1 cascade-run run_bad_inputs.mlir --inputs %t.extra.npz 2>&1 | filecheck %s --check-prefix=EXTRA
 // RUN: cd %S && %exit1 cascade-run run_bad_inputs.mlir --compare-tflite run_bad_inputs.mlir 2>&1 | filecheck %s --check-prefix=NOT-TFLITE
 // RUN: cd %S && %exit1 cascade-run run_bad_inputs.mlir --compare-tflite %t.missing.tflite 2>&1 | filecheck %s --check-prefix=REF-MISSING
 
@@ -25,6 +27,10 @@ func.func @main(%x: tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8> {
 // SHAPE-NOT:  Traceback
 // SHAPE:      {{^}}cascade-run: error: {{.*}}run_bad_inputs.mlir.tmp.shape.npz: input 'arr_0' is int8[1, 4, 4, 3], expected int8[1, 4, 4, 2]{{$}}
 // SHAPE-NOT:  {{.}}
+
+// EXTRA-NOT:  Traceback
+// EXTRA:      {{^}}cascade-run: error: {{.*}}run_bad_inputs.mlir.tmp.extra.npz: no input of @main takes 'x' (it has 1 input: arr_0, ... or their names){{$}}
+// EXTRA-NOT:  {{.}}
 
 // DTYPE-NOT:  Traceback
 // DTYPE:      {{^}}cascade-run: error: {{.*}}run_bad_inputs.mlir.tmp.dtype.npz: input 'arr_0' is float32[1, 4, 4, 2], expected int8[1, 4, 4, 2]{{$}}

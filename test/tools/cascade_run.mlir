@@ -4,6 +4,9 @@
 // MODEL:      output 0: int8[1, 10] min {{-?[0-9]+}} max {{-?[0-9]+}} distinct {{[0-9]+}} sha256 {{[0-9a-f]+}}
 // MODEL-NEXT: bit-exact: 16/16 tensors
 
+// `-` reads standard input: a model there is known by its flatbuffer identifier.
+// RUN: cascade-run - --seed 3 --compare-tflite %models/resnet8.tflite < %models/resnet8.tflite | filecheck %s --check-prefix=MODEL
+
 // Printed with its locations, the nn program still names every TFLite tensor.
 // RUN: cascade-opt %models/resnet8.tflite --print-debuginfo -o %t.mlir
 // RUN: cascade-run %t.mlir --seed 3 --compare-tflite %models/resnet8.tflite | filecheck %s --check-prefix=MODEL
@@ -11,6 +14,7 @@
 // Without locations only the outputs can be matched, by position.
 // RUN: cascade-opt %models/resnet8.tflite -o %t.bare.mlir
 // RUN: cascade-run %t.bare.mlir --compare-tflite %models/resnet8.tflite | filecheck %s --check-prefix=BARE
+// RUN: cascade-run - --compare-tflite %models/resnet8.tflite < %t.bare.mlir | filecheck %s --check-prefix=BARE
 // BARE: bit-exact: 1/1 tensors
 
 // The same seed gives the same outputs; --outputs and --inputs round-trip through .npz.

@@ -7,7 +7,7 @@
 
 // UNKNOWN-OPTION:     cascade-opt: error: pass 'cascade-plan' has no option 'nonsense'; its options are sram-budget: int|None, accelerator: str
 // UNKNOWN-OPTION-NOT: Traceback
-// BAD-VALUE:          cascade-opt: error: invalid options for pass 'cascade-plan': Incompatible types: given ('abc',), expected int | None
+// BAD-VALUE:          cascade-opt: error: invalid options for pass 'cascade-plan': option 'sram-budget' expects int, got 'abc'
 // BAD-VALUE-NOT:      Traceback
 // UNKNOWN-PASS:       cascade-opt: error: unknown pass 'no-such-pass'
 // UNKNOWN-PASS-NOT:   Traceback

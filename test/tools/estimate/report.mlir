@@ -2,6 +2,7 @@
 // `total_cycles: N`; --csv writes the same table. Vela's defaults per accelerator family.
 // RUN: cascade-estimate %inputs/example_nn.mlir --accelerator ethos-u55-128 --csv %t.csv | filecheck %s
 // RUN: filecheck %s --check-prefix=CSV < %t.csv
+// RUN: cascade-estimate - --accelerator ethos-u55-128 < %inputs/example_nn.mlir | filecheck %s
 // RUN: cascade-estimate %inputs/example_nn.mlir --accelerator ethos-u65-256 \
 // RUN:   | filecheck %s --check-prefix=U65
 
