@@ -357,3 +357,10 @@ def run_program(module: ModuleOp, inputs: Sequence[np.ndarray]) -> ProgramRun:
         cause = error.__cause__ or error
         raise InterpretationError(f"{describe_op(recorder.current)}: {cause}") from error
     return ProgramRun([np.asarray(o) for o in outputs], recorder.values)
+
+
+def constant_outputs(outputs: Sequence[np.ndarray]) -> list[int]:
+    """The indices of the outputs that hold one value everywhere: equal to another program's
+    on such an output shows little (a saturated layer, an all-zero result), so the checkers
+    that compare two programs refuse to call it bit-exact."""
+    return [index for index, output in enumerate(outputs) if np.asarray(output).size and np.unique(output).size < 2]

@@ -651,11 +651,12 @@ def _operator_keys(function: FuncOp, numbers: dict[object, int]) -> list[tuple[n
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m cascade.interpreter.scheduled SCHEDULED.mlir ORIGINAL.mlir [--seed N]`: run
     both on the same random int8 inputs (the scheduled one stripe by stripe in flat SRAM) and
-    print `bit-exact: K/N tensors`; exit status 0 only if all compared tensors are equal."""
+    print `bit-exact: K/N tensors`; exit status 0 only if all compared tensors are equal and no
+    output holds one value (`interpreter.nn.constant_outputs`)."""
     import argparse
 
     from cascade.frontends.loader import load_module
-    from cascade.interpreter.nn import input_types
+    from cascade.interpreter.nn import constant_outputs, input_types
 
     parser = argparse.ArgumentParser(prog="python -m cascade.interpreter.scheduled")
     parser.add_argument("scheduled")
@@ -666,14 +667,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     inputs = [rng.integers(-128, 128, size=t.get_shape(), dtype=np.int8) for t in input_types(original)]
     run = run_scheduled(scheduled, inputs)
-    compared, mismatches = compare_with_nn(original, run, run_program(original, inputs))
+    reference = run_program(original, inputs)
+    compared, mismatches = compare_with_nn(original, run, reference)
     for line in mismatches:
         print(f"mismatch {line}")
     print(f"sram: {len(run.sram)} bytes")
     if run.dram:
         print(f"dram: {len(run.dram)} bytes")
     print(f"bit-exact: {compared - len(mismatches)}/{compared} tensors")
-    return 0 if compared and not mismatches else 1
+    if constant := constant_outputs(reference.outputs):
+        print(f"degenerate: output {', '.join(map(str, constant))} holds one value; choose another program or seed")
+    return 0 if compared and not mismatches and not constant else 1
 
 
 if __name__ == "__main__":

@@ -922,11 +922,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """`python -m cascade.passes.lower_to_ethosu LOWERED.mlir ORIGINAL.mlir [--seed N]`: run the
     lowered program (`run_lowered`: Vela register streams on the functional model, CPU ops with
     the `nn` interpreter) and the original with `interpreter.nn` on the same random int8
-    inputs; print `npu commands: N` and `bit-exact: K/N outputs`; exit 0 only if all equal."""
+    inputs; print `npu commands: N` and `bit-exact: K/N outputs`; exit 0 only if all equal and
+    none holds one value (`constant_outputs`)."""
     import argparse
 
     from cascade.frontends.loader import load_module
-    from cascade.interpreter.nn import input_types, run_program
+    from cascade.interpreter.nn import constant_outputs, input_types, run_program
 
     parser = argparse.ArgumentParser(prog="python -m cascade.passes.lower_to_ethosu")
     parser.add_argument("lowered")
@@ -942,7 +943,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     streams = [op for op in lowered.walk() if isinstance(op, ethosu.CommandStreamOp)]
     print(f"npu commands: {sum(len(list(s.commands)) for s in streams)} in {len(streams)} streams")
     print(f"bit-exact: {equal}/{len(reference)} outputs")
-    return 0 if reference and equal == len(reference) else 1
+    if constant := constant_outputs(reference):
+        print(f"degenerate: output {', '.join(map(str, constant))} holds one value; choose another program or seed")
+    return 0 if reference and equal == len(reference) and not constant else 1
 
 
 if __name__ == "__main__":

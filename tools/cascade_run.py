@@ -32,6 +32,7 @@ from cascade.interpreter.nn import (
     InterpretationError,
     ProgramRun,
     check_tensor_sizes,
+    constant_outputs,
     input_types,
     main_function,
 )
@@ -219,6 +220,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         else:
             print(f"mismatch {pair.label}: {problem}")
     print(f"bit-exact: {exact}/{len(pairs)} tensors")
+    for index in constant_outputs(result.outputs):
+        # Not a failure (a model may saturate), but an equal constant proves little.
+        print(f"note: output {index} holds one value on these inputs: its comparison shows little")
     return 0 if pairs and exact == len(pairs) else 1
 
 
