@@ -160,6 +160,12 @@ def run(argv: Sequence[str] | None = None) -> int:
         check_tensor_sizes(module)
     except InterpretationError as error:
         raise EstimateError(f"{args.model}: {error}") from None
+    if any(op.name == "ethosu.command_stream" for op in module.walk()):
+        # Only the operators left to the CPU are still nn: their estimate would be the model's.
+        raise EstimateError(
+            f"{args.model}: lowered IR holds its NPU work in command streams, which cascade-estimate does not "
+            "price: estimate the model or its nn program, or compile it with cascade-opt ... --report FILE"
+        )
     functions = [op for op in module.ops if isinstance(op, FuncOp)]
     chosen = next((f for f in functions if f.sym_name.data == "main"), functions[0] if functions else None)
     if chosen is not None and chosen.is_declaration:
