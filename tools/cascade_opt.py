@@ -436,6 +436,9 @@ class CascadeOptMain(xDSLOptMain):
                 self.pending_output.commit()
             return
         if self.args.report is not None:
+            if self.args.split_input_file:
+                # A report is about one compiled module; the chunks would overwrite each other's.
+                raise UserError("--report describes one module: compile the chunks of --split-input-file one by one")
             _check_writable(self.args.report, "report")
         super().run()
         if self.args.report is not None:

@@ -2,6 +2,7 @@
 // whole usage and exit 2).
 // RUN: cd %S && %exit1 cascade-opt usage_errors.mlir --no-such-flag 2>&1 | filecheck %s --check-prefix=OPT-FLAG
 // RUN: cd %S && %exit1 cascade-opt usage_errors.mlir -f nosuchformat 2>&1 | filecheck %s --check-prefix=OPT-FRONTEND
+// RUN: cd %S && %exit1 cascade-opt usage_errors.mlir --split-input-file --cascade-plan --report %t.json 2>&1 | filecheck %s --check-prefix=OPT-SPLIT-REPORT
 // RUN: cd %S && %exit1 cascade-run 2>&1 | filecheck %s --check-prefix=EXE-NONE
 // RUN: cd %S && %exit1 cascade-run usage_errors.mlir --seed x 2>&1 | filecheck %s --check-prefix=EXE-SEED
 // RUN: cd %S && %exit1 cascade-estimate usage_errors.mlir --no-such-flag 2>&1 | filecheck %s --check-prefix=EST-FLAG
@@ -30,3 +31,7 @@ func.func @main(%x: tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8> {
 // EST-FLAG-NOT:  Traceback
 // EST-FLAG:      {{^}}cascade-estimate: error: unrecognized arguments: --no-such-flag{{$}}
 // EST-FLAG-NOT:  {{.}}
+
+// OPT-SPLIT-REPORT-NOT: Traceback
+// OPT-SPLIT-REPORT:     {{^}}cascade-opt: error: --report describes one module: compile the chunks of --split-input-file one by one{{$}}
+// OPT-SPLIT-REPORT-NOT: {{.}}
