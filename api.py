@@ -67,7 +67,11 @@ def _source_bytes(source: str | bytes | Path) -> tuple[bytes, str, str]:
         return data, "tflite" if source.suffix == ".tflite" else "mlir", str(source)
     if isinstance(source, str):
         return source.encode("utf-8"), "mlir", SOURCE_NAME
-    return bytes(source), "tflite", SOURCE_NAME
+    if isinstance(source, bytes | bytearray | memoryview):
+        return bytes(source), "tflite", SOURCE_NAME
+    raise CompileError(
+        f"source is {type(source).__name__}: give MLIR text (str), .tflite bytes, a Path or an xDSL ModuleOp"
+    )
 
 
 def compile(

@@ -137,9 +137,10 @@ def test_lowering_returns_command_streams():
         ('"foo.bar"(', "", "<source>:1:10: error: Operation foo.bar is not registered"),
         (b"not a flatbuffer", "", "<source>: "),
         ("builtin.module {}", "cascade-plan{sram-budget=true}", "option 'sram-budget' expects int, got 'true'"),
+        (None, "", "source is NoneType: give MLIR text (str), .tflite bytes, a Path or an xDSL ModuleOp"),
     ],
 )
-def test_errors_are_the_cli_messages(source: str | bytes, pipeline: str, message: str):
+def test_errors_are_the_cli_messages(source: str | bytes | None, pipeline: str, message: str):
     with pytest.raises(CompileError) as caught:
         compile(source, pipeline)
     assert message in str(caught.value)
