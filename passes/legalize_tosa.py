@@ -992,6 +992,13 @@ def match_reshape(op: tosa.ReshapeOp) -> ReshapeGroup | None:
 # --------------------------------------------------------------------------- #
 
 _ANCHORS = (tosa.Conv2DOp, tosa.DepthwiseConv2DOp, xdsl_tosa.AddOp, tosa.ReduceSumOp)
+_NO_EQUIVALENT = {
+    # Rounding half away from zero on either side of the zero point: a window of 0 and 1 with
+    # zero point 1 averages 0.5, TFLite rounds it to 1, TOSA rounds -0.5 to -1 and adds 1 back.
+    "tosa.avg_pool2d": "it averages x - zero point, TFLite's AVERAGE_POOL_2D (nn.pool2d avg) the raw int8 "
+    "values, and a mean ending in .5 rounds to different sides (no nn equivalent)",
+}
+
 _FOLDED = (tosa.ConstOp, tosa.ConstShapeOp, tosa.SliceOp)
 GroupT = TypeVar("GroupT", bound=Group)
 
@@ -1054,7 +1061,7 @@ class LegalizationPlan:
             raise UnsupportedPattern(op, "the operation is not registered: is cascade's tosa dialect loaded?")
         if isinstance(op, _FOLDED) or not op.name.startswith("tosa."):
             return None
-        raise UnsupportedPattern(op, "it has no nn equivalent")
+        raise UnsupportedPattern(op, _NO_EQUIVALENT.get(op.name, "it has no nn equivalent"))
 
     def _add(self, group: Group) -> None:
         for op in group.ops:
