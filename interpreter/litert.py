@@ -44,7 +44,8 @@ class LiteRTUnavailable(Exception):
 
 @dataclass
 class ReferenceRun:
-    """Every tensor LiteRT computed, by TFLite tensor name, plus the outputs in order."""
+    """Every tensor LiteRT computed, by TFLite tensor name (a name two tensors share is left
+    out), plus the outputs in order."""
 
     tensors: dict[str, np.ndarray]
     outputs: list[np.ndarray]
@@ -70,14 +71,22 @@ def invoke(model: bytes, inputs: Sequence[np.ndarray], resolver: str = REFERENCE
     for detail, value in zip(input_details, inputs, strict=True):
         interpreter.set_tensor(detail["index"], np.asarray(value, dtype=detail["dtype"]))
     interpreter.invoke()
-    tensors: dict[str, np.ndarray] = {}
+    named: list[tuple[str, np.ndarray]] = []
     for detail in interpreter.get_tensor_details():
         try:
-            tensors[detail["name"]] = np.array(interpreter.get_tensor(detail["index"]))
+            named.append((detail["name"], np.array(interpreter.get_tensor(detail["index"]))))
         except ValueError:  # tensors without data (optional inputs, never allocated)
             continue
     outputs = [np.array(interpreter.get_tensor(d["index"])) for d in interpreter.get_output_details()]
-    return ReferenceRun(tensors, outputs)
+    return ReferenceRun(_unambiguous(named), outputs)
+
+
+def _unambiguous(named: Sequence[tuple[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The tensors by name, without the names two tensors share: such a name identifies neither."""
+    counts: dict[str, int] = {}
+    for name, _ in named:
+        counts[name] = counts.get(name, 0) + 1
+    return {name: value for name, value in named if counts[name] == 1}
 
 
 def run_reference(model: bytes, inputs: Sequence[np.ndarray]) -> ReferenceRun:
@@ -130,7 +139,7 @@ def _replay(model: bytes, inputs: Sequence[np.ndarray]) -> ReferenceRun:
         run = invoke(single, [values[i] for i in original_inputs], DEFAULT if index in rejected else REFERENCE)
         for tensor, output in zip(original_outputs, run.outputs, strict=True):
             values[tensor] = output
-    tensors = {names[i]: v for i, v in values.items()}
+    tensors = _unambiguous([(names[i], v) for i, v in values.items()])
     outputs = [values[int(i)] for i in graph.OutputsAsNumpy()]
     return ReferenceRun(tensors, outputs)
 

@@ -105,3 +105,23 @@ def test_a_wrong_interpreter_is_caught():
     ours.values[victim] = broken
     pairs = comparisons(module, ours, run_reference(data, inputs))
     assert sum(pair.mismatch() is not None for pair in pairs) == 1
+
+
+def test_a_name_two_tensors_share_is_not_compared():
+    """Two tensors named 'same' (TFLite allows it): LiteRT's tensor of that name is either, so
+    neither is compared by name (it reported a false mismatch); the output still is, by position."""
+    from cascade.frontends.tflite_writer import ModelBuilder, options
+
+    mb = ModelBuilder()
+    x = mb.add_tensor("x", [1, 4, 4, 2], "int8", scale=0.05, zero_point=1)
+    first = mb.add_tensor("same", [1, 4, 4, 2], "int8", scale=0.07, zero_point=-3)
+    mb.add_operator("ADD", [x, x], [first], options("AddOptions"), version=2)
+    second = mb.add_tensor("same", [1, 4, 4, 2], "int8", scale=0.09, zero_point=2)
+    mb.add_operator("MUL", [first, x], [second], options("MulOptions"), version=2)
+    data = mb.build([x], [second])
+    module = import_tflite(data)
+    inputs = random_inputs(module, 0)
+    pairs = comparisons(module, run_program(module, inputs), run_reference(data, inputs))
+    assert [pair.label for pair in pairs] == ["'x'", "output 0"]
+    assert all(pair.mismatch() is None for pair in pairs)
+    assert np.unique(pairs[-1].ours).size > 3
