@@ -77,7 +77,11 @@ def refusal(op: OpInfo) -> str | None:
     operator, so the planner keeps it out of cascades and prices it as CPU work, and the
     lowering (`npu_lowering.lower_op`) refuses it with the same words.
     """
+    if op.kind == "reshape":
+        return None  # a view of the same bytes: no NPU operation, whatever the shapes
     shapes = [tensor.shape for tensor in (*op.inputs, op.output)]
+    if any(len(shape) not in (2, 4) for shape in shapes):
+        return "the NPU lowering handles NHWC (rank 4) and [rows, columns] (rank 2) tensors only"
     if any(len(shape) == 4 and shape[0] != 1 for shape in shapes):
         return "the NPU lowering handles batch 1 only"
     check = _REFUSALS.get(op.kind)
@@ -130,7 +134,8 @@ def _mean_refusal(op: OpInfo) -> str | None:
 def _binary_refusal(op: OpInfo) -> str | None:
     """The NPU broadcasts IFM2 only, from size 1 along H, W or C."""
     if len(op.inputs) != 2:
-        return None  # a constant operand: lower-to-ethosu leaves the operator on the CPU itself
+        # The lowering reads both operands from the arena, where no constant is placed.
+        return "a constant operand of an elementwise operator is not lowered to the NPU"
     shapes = [tensor.shape for tensor in op.inputs]
     if any(len(shape) != len(op.output.shape) for shape in shapes):
         return "broadcasting operands of different ranks are not lowered"

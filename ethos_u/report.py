@@ -117,7 +117,7 @@ class OpCost:
     npu_ops: int = 0
     on_cpu: bool = False
     traffic: dict[str, int] = field(default_factory=dict)
-    source: tuple[str, str] = ("", "")
+    source: tuple[object, ...] = ()
     """`_source` of the operator: how lowered IR's CPU operators are found among the plan's."""
 
     def add_traffic(self, more: dict[str, int], times: int = 1) -> None:
@@ -300,14 +300,16 @@ def _kernel_commands(module: ModuleOp) -> int:
     return sum(1 for s in _streams(module) for c in s.commands if not isinstance(c, ethosu.DmaOp))
 
 
-def _source(op: Operation) -> tuple[str, str]:
+def _source(op: Operation) -> tuple[object, ...]:
     """What identifies `op` in the planned module and in the IR lowered from it, where its
-    values are others: its name and location (TFLite tensor name, `file:line:col`), else the
-    SSA name of its result."""
+    values are others: its name and location (TFLite tensor name, `file:line:col`, else the SSA
+    name of its result), its result type and its properties (two operators a model names alike
+    still differ there: a stride-1 and a stride-4 convolution both writing a tensor 't')."""
     from cascade.frontends.loader import format_location
 
     where = op.location.desc.data if isinstance(op.location, NameLoc) else format_location(op.location)
-    return op.name, where or op.results[0].name_hint or ""
+    properties = tuple(sorted((name, str(value)) for name, value in op.properties.items()))
+    return op.name, where or op.results[0].name_hint or "", str(op.results[0].type), properties
 
 
 def _cpu_operators(module: ModuleOp, costs: Sequence[OpCost]) -> list[dict[str, str | None]]:

@@ -82,7 +82,7 @@ from xdsl.ir import Operation, SSAValue
 
 from cascade.dialects import ethosu, nn
 from cascade.dialects.cascade import MemoryRegion, PlacementAttr, get_placement
-from cascade.frontends.tflite_export import constant_quantization
+from cascade.frontends.tflite_export import Quantization
 from cascade.passes.planner.placement import align
 
 __all__ = ["NPU_CUSTOM_OPTIONS", "OFFLINE_ALLOCATION", "TFLiteOutputError", "lowered_tflite"]
@@ -506,6 +506,7 @@ class _Writer:
         self.program = program
         self.builder = ModelBuilder()
         self.tensors: dict[SSAValue, int] = {}
+        self.constants: dict[tuple[SSAValue, Quantization | None], int] = {}
         self.names: set[str] = set()
         self.offsets: list[int] = []
 
@@ -518,8 +519,7 @@ class _Writer:
         quant: nn.QuantAttr | None = None,
         data: bytes | None = None,
         offset: int = -1,
-        extra_scales: Sequence[float] | None = None,
-        axis: int = 0,
+        constant_quant: Quantization | None = None,
     ) -> int:
         unique = name
         suffix = 1
@@ -527,8 +527,10 @@ class _Writer:
             unique, suffix = f"{name}_{suffix}", suffix + 1
         self.names.add(unique)
         scale = zero_point = None
-        if extra_scales is not None:
-            scale, zero_point = list(extra_scales), 0
+        axis = 0
+        if constant_quant is not None:
+            scale, zero_point = list(constant_quant.scales), list(constant_quant.zero_points)
+            axis = constant_quant.axis
         elif quant is not None:
             scale, zero_point = list(quant.scales), list(quant.zero_points)
             axis = max(quant.channel_axis, 0)
@@ -543,34 +545,38 @@ class _Writer:
             return self.tensors[value]
         owner = value.owner
         if isinstance(owner, arith.ConstantOp):
-            index = self._constant(value, owner)
-        else:
-            index = self.tensor(
-                _value_name(value),
-                _tensor_type(value).get_shape(),
-                _DTYPES[_element_bits(value)],
-                quant=_quantization(self.program, value),
-                offset=attr.get_offset() if (attr := self.program.placements.get(value)) is not None else -1,
-            )
+            return self.constant(value, None)
+        index = self.tensor(
+            _value_name(value),
+            _tensor_type(value).get_shape(),
+            _DTYPES[_element_bits(value)],
+            quant=_quantization(self.program, value),
+            offset=attr.get_offset() if (attr := self.program.placements.get(value)) is not None else -1,
+        )
         self.tensors[value] = index
         return index
 
-    def _constant(self, value: SSAValue, op: arith.ConstantOp) -> int:
+    def constant(self, value: SSAValue, quantization: Quantization | None) -> int:
+        """The tensor of a constant quantized so: one per quantization (two operators may read the
+        same weights with different scales)."""
         from cascade.interpreter.constants import constant_array
 
-        if not isinstance(op.value, DenseIntOrFPElementsAttr):
+        key = (value, quantization)
+        if key in self.constants:
+            return self.constants[key]
+        op = value.owner
+        if not isinstance(op, arith.ConstantOp) or not isinstance(op.value, DenseIntOrFPElementsAttr):
             raise TFLiteOutputError(f"constant '{_value_name(value)}' is not a dense integer tensor")
         array = constant_array(op.value)
-        quantization = constant_quantization(value)
-        scales, axis = quantization if quantization is not None else (None, 0)
-        return self.tensor(
+        index = self.tensor(
             _value_name(value),
             array.shape,
             _DTYPES[_element_bits(value)],
-            extra_scales=scales,
-            axis=axis,
+            constant_quant=quantization,
             data=array.astype(array.dtype.newbyteorder("<")).tobytes(),
         )
+        self.constants[key] = index
+        return index
 
 
 def _payloads(calls: Sequence[_NpuCall]) -> list[bytes]:

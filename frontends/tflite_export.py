@@ -11,7 +11,7 @@ operators the NPU cannot run (a concatenation, a stride-4 convolution, batch 2) 
   0 a convolution pads with) before a VALID convolution, a pooling cannot be written;
 * transpose_conv2d is TRANSPOSE_CONV with its output-shape input, SAME or VALID as imported;
 * rescale is QUANTIZE (int8 to int8), sigmoid LOGISTIC, mean MEAN with its axes as a tensor;
-* concat is CONCATENATION of inputs quantized as its output, through a QUANTIZE where one is not;
+* concat is CONCATENATION, of inputs quantized as its output only (TFLite's int8 kernel copies);
 * weights keep their per-channel scales (the sink quantizes them, `ConstantQuant`); the int32
   bias gets input scale x weight scale per channel, as TFLite expects.
 
@@ -21,10 +21,12 @@ An operator TFLite cannot express raises `TFLiteExportError` naming it and why.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 from ethosu.vela.tflite.Padding import Padding
+from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
@@ -32,7 +34,7 @@ from cascade.dialects import nn
 from cascade.frontends.tflite import window_padding
 from cascade.frontends.tflite_writer import ModelBuilder, OpOptions, options
 
-__all__ = ["TFLiteExportError", "TensorSink", "constant_quantization", "write_operator"]
+__all__ = ["Quantization", "TFLiteExportError", "TensorSink", "operand_quantization", "write_operator"]
 
 
 class TFLiteExportError(ValueError):
@@ -46,7 +48,11 @@ class TensorSink(Protocol):
     builder: ModelBuilder
 
     def value(self, value: SSAValue) -> int:
-        """The tensor of an SSA value (an activation or an `arith.constant`), made on first use."""
+        """The tensor of an activation, made on first use."""
+        ...
+
+    def constant(self, value: SSAValue, quantization: Quantization | None) -> int:
+        """The tensor of an `arith.constant` quantized so, made on first use."""
         ...
 
     def tensor(
@@ -71,23 +77,40 @@ _ACTIVATIONS = {
 }
 
 
-def constant_quantization(value: SSAValue) -> tuple[list[float], int] | None:
-    """(scales, quantized axis) of a constant operand as TFLite declares it: the weight
-    quantization of the operator that reads it as weights, input scale x weight scale for its
-    bias (zero points 0); None for another constant."""
-    for use in value.uses:
-        op = use.operation
-        if not isinstance(op, nn.ConvolutionOperation | nn.FullyConnectedOp) or use.index == 0:
-            continue
+@dataclass(frozen=True)
+class Quantization:
+    """How a constant tensor is quantized for the operator that reads it."""
+
+    scales: tuple[float, ...]
+    zero_points: tuple[int, ...]
+    axis: int = 0
+
+
+def operand_quantization(op: nn.NNOperation, value: SSAValue) -> Quantization | None:
+    """The quantization TFLite declares for `value` as `op` reads it: the weight quantization
+    for weights, input scale x weight scale for an int32 bias (zero points 0), the operand's own
+    for an activation operand; None if `op` does not read it."""
+    if isinstance(op, nn.ConvolutionOperation | nn.FullyConnectedOp) and value is not op.input:
         quant = op.weight_quant
-        axis = max(quant.channel_axis, 0)
-        if use.index == 1:
-            return list(quant.scales), axis
+        if value is op.weight:
+            return Quantization(tuple(quant.scales), tuple(quant.zero_points), max(quant.channel_axis, 0))
         channels = _shape(value)[0]
         weight_scales = list(quant.scales) if quant.is_per_channel else [quant.scales[0]] * channels
         input_scale = np.float32(op.input_quant.scales[0])
-        return [float(input_scale * np.float32(s)) for s in weight_scales], 0
+        scales = tuple(float(input_scale * np.float32(s)) for s in weight_scales)
+        return Quantization(scales, (0,) * len(scales))
+    for operand, quant, _ in op.quantized_operands():
+        if operand is value:
+            return Quantization(tuple(quant.scales), tuple(quant.zero_points), max(quant.channel_axis, 0))
     return None
+
+
+def _operand(sink: TensorSink, op: nn.NNOperation, value: SSAValue) -> int:
+    """The tensor `op` reads `value` from: a constant is written quantized as `op` reads it (one
+    tensor per quantization: two operators may read the same constant with different scales)."""
+    if isinstance(value.owner, ConstantOp):
+        return sink.constant(value, operand_quantization(op, value))
+    return sink.value(value)
 
 
 def write_operator(sink: TensorSink, op: nn.NNOperation) -> None:
@@ -145,14 +168,14 @@ def _padded_input(sink: TensorSink, op: nn.ConvolutionOperation) -> int:
     name = op.input.name_hint or "input"
     paddings = sink.tensor(f"{name}_paddings", [4, 2], "int32", data=pads.tobytes())
     result = sink.tensor(f"{name}_padded", padded, "int8", quant=op.input_quant)
-    sink.builder.add_operator("PAD", [sink.value(op.input), paddings], [result], version=2)
+    sink.builder.add_operator("PAD", [_operand(sink, op, op.input), paddings], [result], version=2)
     return result
 
 
 def _convolution(sink: TensorSink, op: nn.ConvolutionOperation) -> None:
     kernel = op.kernel_size()
     padding = _padding_kind(_shape(op.input)[1:3], kernel, op.strides(), op.dilations(), op.paddings())
-    source = sink.value(op.input) if padding is not None else _padded_input(sink, op)
+    source = _operand(sink, op, op.input) if padding is not None else _padded_input(sink, op)
     fields = _window_options(op, padding or "VALID")
     dh, dw = op.dilations()
     fields.update(dilation_h_factor=dh, dilation_w_factor=dw)
@@ -161,7 +184,7 @@ def _convolution(sink: TensorSink, op: nn.ConvolutionOperation) -> None:
         fields["depth_multiplier"] = op.depth_multiplier()
     else:
         opcode, table = "CONV_2D", "Conv2DOptions"
-    inputs = [source, sink.value(op.weight), sink.value(op.bias)]
+    inputs = [source, _operand(sink, op, op.weight), _operand(sink, op, op.bias)]
     sink.builder.add_operator(opcode, inputs, [sink.value(op.output)], options(table, **fields), version=3)
 
 
@@ -174,7 +197,7 @@ def _transpose_convolution(sink: TensorSink, op: nn.TransposeConv2DOp) -> None:
     shape = sink.tensor(
         f"{op.output.name_hint or 'output'}_shape", [4], "int32", data=np.asarray(out_shape, "<i4").tobytes()
     )
-    inputs = [shape, sink.value(op.weight), sink.value(op.input), sink.value(op.bias)]
+    inputs = [shape, _operand(sink, op, op.weight), _operand(sink, op, op.input), _operand(sink, op, op.bias)]
     fields = _window_options(op, padding)
     sink.builder.add_operator(
         "TRANSPOSE_CONV", inputs, [sink.value(op.output)], options("TransposeConvOptions", **fields), version=3
@@ -191,7 +214,7 @@ def _pool(sink: TensorSink, op: nn.Pool2DOp) -> None:
     fields = _window_options(op, padding)
     fields.update(filter_height=kernel[0], filter_width=kernel[1])
     sink.builder.add_operator(
-        opcode, [sink.value(op.input)], [sink.value(op.output)], options("Pool2DOptions", **fields), version=2
+        opcode, [_operand(sink, op, op.input)], [sink.value(op.output)], options("Pool2DOptions", **fields), version=2
     )
 
 
@@ -214,12 +237,16 @@ def _binary(sink: TensorSink, op: nn.BinaryOperation) -> None:
         table = options(f"{opcode.title()}Options", fused_activation_function=_ACTIVATIONS[activation])
     elif activation != nn.Activation.NONE:
         raise TFLiteExportError(f"{op.name}: {opcode} has no fused activation")
-    inputs = [sink.value(op.input), sink.value(op.input2)]
+    inputs = [_operand(sink, op, op.input), _operand(sink, op, op.input2)]
     sink.builder.add_operator(opcode, inputs, [sink.value(op.output)], table, version=2)
 
 
 def _fully_connected(sink: TensorSink, op: nn.FullyConnectedOp) -> None:
-    inputs = [sink.value(op.input), sink.value(op.weight), sink.value(op.bias) if op.bias is not None else -1]
+    inputs = [
+        _operand(sink, op, op.input),
+        _operand(sink, op, op.weight),
+        _operand(sink, op, op.bias) if op.bias is not None else -1,
+    ]
     table = options("FullyConnectedOptions", fused_activation_function=_ACTIVATIONS[op.activation.data])
     sink.builder.add_operator("FULLY_CONNECTED", inputs, [sink.value(op.output)], table, version=4)
 
@@ -228,30 +255,40 @@ def _mean(sink: TensorSink, op: nn.MeanOp) -> None:
     axes = np.asarray(op.reduced_axes(), dtype="<i4")
     axis = sink.tensor(f"{op.output.name_hint or 'mean'}_axes", [len(axes)], "int32", data=axes.tobytes())
     table = options("ReducerOptions", keep_dims=bool(op.keep_dims.value.data))
-    sink.builder.add_operator("MEAN", [sink.value(op.input), axis], [sink.value(op.output)], table, version=2)
+    sink.builder.add_operator("MEAN", [_operand(sink, op, op.input), axis], [sink.value(op.output)], table, version=2)
+
+
+def _probability_output(op: nn.UnaryOperation, opcode: str) -> None:
+    """TFLite's int8 SOFTMAX and LOGISTIC take only the output quantization 1/256:-128."""
+    quant = op.output_quant
+    if (quant.scales[0], quant.zero_points[0]) != (1 / 256, -128):
+        raise TFLiteExportError(f"{op.name}: TFLite's int8 {opcode} needs the output quantization 1/256:-128")
 
 
 def _softmax(sink: TensorSink, op: nn.SoftmaxOp) -> None:
+    _probability_output(op, "SOFTMAX")
     table = options("SoftmaxOptions", beta=op.beta.value.data)
-    sink.builder.add_operator("SOFTMAX", [sink.value(op.input)], [sink.value(op.output)], table, version=2)
+    sink.builder.add_operator("SOFTMAX", [_operand(sink, op, op.input)], [sink.value(op.output)], table, version=2)
 
 
 def _unary(opcode: str) -> Callable[[TensorSink, nn.UnaryOperation], None]:
     def write(sink: TensorSink, op: nn.UnaryOperation) -> None:
-        sink.builder.add_operator(opcode, [sink.value(op.input)], [sink.value(op.output)], version=2)
+        if opcode == "LOGISTIC":
+            _probability_output(op, opcode)
+        sink.builder.add_operator(opcode, [_operand(sink, op, op.input)], [sink.value(op.output)], version=2)
 
     return write
 
 
 def _leaky_relu(sink: TensorSink, op: nn.LeakyReluOp) -> None:
     table = options("LeakyReluOptions", alpha=op.alpha.value.data)
-    sink.builder.add_operator("LEAKY_RELU", [sink.value(op.input)], [sink.value(op.output)], table, version=2)
+    sink.builder.add_operator("LEAKY_RELU", [_operand(sink, op, op.input)], [sink.value(op.output)], table, version=2)
 
 
 def _pad(sink: TensorSink, op: nn.PadOp) -> None:
     pads = np.asarray(op.pads(), dtype="<i4")
     paddings = sink.tensor(f"{op.output.name_hint or 'pad'}_paddings", list(pads.shape), "int32", data=pads.tobytes())
-    sink.builder.add_operator("PAD", [sink.value(op.input), paddings], [sink.value(op.output)], version=2)
+    sink.builder.add_operator("PAD", [_operand(sink, op, op.input), paddings], [sink.value(op.output)], version=2)
 
 
 def _reshape(sink: TensorSink, op: nn.ReshapeOp) -> None:
@@ -259,22 +296,15 @@ def _reshape(sink: TensorSink, op: nn.ReshapeOp) -> None:
     data = np.asarray(shape, dtype="<i4").tobytes()
     target = sink.tensor(f"{op.output.name_hint or 'reshape'}_shape", [len(shape)], "int32", data=data)
     table = options("ReshapeOptions", new_shape=shape)
-    sink.builder.add_operator("RESHAPE", [sink.value(op.input), target], [sink.value(op.output)], table)
+    sink.builder.add_operator("RESHAPE", [_operand(sink, op, op.input), target], [sink.value(op.output)], table)
 
 
 def _concat(sink: TensorSink, op: nn.ConcatOp) -> None:
-    """TFLite's int8 CONCATENATION copies bytes: an input quantized otherwise than the output
-    is requantized first (QUANTIZE), as the `nn` operator does inside."""
-    inputs = []
-    for value, quant in zip(op.inputs, op.input_quants.data, strict=True):
-        tensor = sink.value(value)
-        if quant != op.output_quant:
-            requantized = sink.tensor(
-                f"{value.name_hint or 'input'}_requantized", _shape(value), "int8", quant=op.output_quant
-            )
-            sink.builder.add_operator("QUANTIZE", [tensor], [requantized], version=2)
-            tensor = requantized
-        inputs.append(tensor)
+    # TFLite's int8 CONCATENATION copies bytes: it needs every input quantized as its output
+    # (LiteRT refuses others), and a QUANTIZE before it rounds otherwise than nn.concat does.
+    if any(quant != op.output_quant for quant in op.input_quants.data):
+        raise TFLiteExportError(f"{op.name}: TFLite concatenates only inputs quantized as its output")
+    inputs = [_operand(sink, op, value) for value in op.inputs]
     table = options("ConcatenationOptions", axis=op.concat_axis(), fused_activation_function="NONE")
     sink.builder.add_operator("CONCATENATION", inputs, [sink.value(op.output)], table, version=2)
 
@@ -293,7 +323,9 @@ def _resize(sink: TensorSink, op: nn.ResizeOp) -> None:
         align_corners=bool(op.align_corners.value.data),
         half_pixel_centers=bool(op.half_pixel_centers.value.data),
     )
-    sink.builder.add_operator(opcode, [sink.value(op.input), target], [sink.value(op.output)], fields, version=2)
+    sink.builder.add_operator(
+        opcode, [_operand(sink, op, op.input), target], [sink.value(op.output)], fields, version=2
+    )
 
 
 _WRITERS: dict[type[Operation], Callable[[TensorSink, nn.NNOperation], None]] = {  # type: ignore[dict-item]

@@ -272,13 +272,7 @@ def _cpu_reason(op: Operation, fc_on_npu: bool, constants: dict[SSAValue, np.nda
     weighted = isinstance(op, nn.ConvolutionOperation | nn.FullyConnectedOp)
     if weighted and any(v not in constants for v in op.operands[1:]):
         return WEIGHTS_NOT_CONSTANT
-    if isinstance(op, _BINARY) and any(v in constants for v in op.operands):
-        # The lowering reads both operands from the arena; a constant is never placed there.
-        return "a constant operand of an elementwise operator is not lowered to the NPU"
     return operator_refusal(op)
-
-
-_BINARY = (nn.AddOp, nn.SubOp, nn.MulOp, nn.MinimumOp, nn.MaximumOp)
 
 
 class _Segment:

@@ -863,8 +863,14 @@ class Candidates:
         )
 
     def _weight_modes(self, first: int, sink: int) -> tuple[bool, ...]:
-        if any(self.graph.ops[op].weights for op in range(first, sink + 1)):
-            return (True, False)
+        """Both modes when an operator the target can run has weights; else streaming only (one
+        it cannot run, left to the CPU, reads its weights where they are: no SRAM buffer to
+        choose). A fully connected layer keeps both: lowering may put it on the NPU."""
+        can_cascade = getattr(self.cost, "can_cascade", None)
+        for op in range(first, sink + 1):
+            info = self.graph.ops[op]
+            if info.weights and (not callable(can_cascade) or can_cascade(info)):
+                return (True, False)
         return (False,)
 
     def _configs(self, sink: int, start: int) -> list[tuple[StripeConfig, frozenset[int]]]:

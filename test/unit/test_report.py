@@ -228,3 +228,28 @@ def test_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[s
     assert len(lines) == 1, err
     assert lines[0].startswith("cascade-opt: error: ")
     assert message in lines[0]
+
+
+def test_operators_a_model_names_alike_are_told_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """Two convolutions both write a tensor named 't': the stride-1 one runs on the NPU, the
+    stride-4 one on the CPU. Only the second is reported off the NPU (both were, with 0 NPU
+    cycles in all, when operators were matched by name and location alone)."""
+    rng = np.random.default_rng(0)
+    mb = ModelBuilder()
+    x = mb.add_tensor("x", [1, 16, 16, 4], "int8", scale=0.05, zero_point=0)
+    w = mb.add_tensor("w", [4, 3, 3, 4], "int8", scale=0.02, zero_point=0, data=rng.integers(-50, 50, (4, 3, 3, 4)))
+    b = mb.add_tensor("b", [4], "int32", scale=0.001, zero_point=0, data=np.zeros(4, np.int64))
+    first = mb.add_tensor("t", [1, 16, 16, 4], "int8", scale=0.1, zero_point=0)
+    same = options("Conv2DOptions", padding="SAME", stride_w=1, stride_h=1)
+    mb.add_operator("CONV_2D", [x, w, b], [first], same, version=3)
+    second = mb.add_tensor("t", [1, 4, 4, 4], "int8", scale=0.1, zero_point=0)
+    wide = options("Conv2DOptions", padding="SAME", stride_w=4, stride_h=4)
+    mb.add_operator("CONV_2D", [first, w, b], [second], wide, version=3)
+    model, report_file = tmp_path / "dup.tflite", tmp_path / "dup.json"
+    model.write_bytes(mb.build([x], [second]))
+    status, _, err = _cli(capsys, str(model), "--ethosu-pipeline", "--report", str(report_file), "-o", "/dev/null")
+    assert status == 0, err
+    report = json.loads(report_file.read_text())
+    assert [(e["name"], e["on_cpu"]) for e in report["per_op"]] == [("t", False), ("t#2", True)]
+    assert report["cpu_ops"] == len(report["cpu_operators"]) == 1
+    assert report["npu_cycles"] > 0

@@ -144,10 +144,11 @@ def shapes_model() -> bytes:
     centers) -> mean over H and W -> reshape -> fully connected -> softmax."""
     rng = np.random.default_rng(12)
     mb = ModelBuilder()
-    a = mb.add_tensor("a", [1, 3, 3, 2], "int8", scale=0.06, zero_point=1)
-    c = mb.add_tensor("c", [1, 5, 5, 3], "int8", scale=0.05, zero_point=-3)
+    # TFLite's int8 CONCATENATION takes inputs quantized as its output.
+    a = mb.add_tensor("a", [1, 3, 3, 2], "int8", scale=0.07, zero_point=0)
+    c = mb.add_tensor("c", [1, 5, 5, 3], "int8", scale=0.07, zero_point=0)
     pads = mb.add_tensor("pad/amounts", [4, 2], "int32", data=np.array([[0, 0], [1, 1], [1, 1], [0, 0]]))
-    padded = mb.add_tensor("padded", [1, 5, 5, 2], "int8", scale=0.06, zero_point=1)
+    padded = mb.add_tensor("padded", [1, 5, 5, 2], "int8", scale=0.07, zero_point=0)
     mb.add_operator("PAD", [a, pads], [padded], options("PadOptions"), version=2)
     cat = mb.add_tensor("concat", [1, 5, 5, 5], "int8", scale=0.07, zero_point=0)
     mb.add_operator("CONCATENATION", [padded, c], [cat], options("ConcatenationOptions", axis=3), version=2)
@@ -253,3 +254,64 @@ func.func @main(%x: tensor<1x6x6x4xi8>) -> tensor<1x7x7x4xi8> {
     module = _on_cpu(Parser(make_context(), text).parse_module())
     with pytest.raises(TFLiteOutputError, match=r"nn.pool2d .*TFLite pools only with SAME or VALID padding"):
         lowered_tflite(module)
+
+
+SHARED = """
+func.func @main(%x: tensor<1x16x16x4xi8>) -> (tensor<1x4x4x4xi8>, tensor<1x4x4x4xi8>, tensor<1x16x16x4xi8>) {
+  %w = arith.constant dense<"0xWEIGHTS"> : tensor<4x3x3x4xi8>
+  %b = arith.constant dense<[900, -700, 500, -300]> : tensor<4xi32>
+  %c = arith.constant dense<[[[[3, -5, 7, -9]]]]> : tensor<1x1x1x4xi8>
+  %0 = nn.conv2d %x, %w, %b {stride = array<i64: 4, 4>, dilation = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>,
+    activation = #nn<activation none>, input_quant = #nn.quant<0.05:2>, weight_quant = #nn.quant<0.0625:0>,
+    output_quant = #nn.quant<0.5:-1>} : (tensor<1x16x16x4xi8>, tensor<4x3x3x4xi8>, tensor<4xi32>) -> tensor<1x4x4x4xi8>
+  %1 = nn.conv2d %x, %w, %b {stride = array<i64: 4, 4>, dilation = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>,
+    activation = #nn<activation none>, input_quant = #nn.quant<0.05:2>, weight_quant = #nn.quant<0.125:0>,
+    output_quant = #nn.quant<0.5:-1>} : (tensor<1x16x16x4xi8>, tensor<4x3x3x4xi8>, tensor<4xi32>) -> tensor<1x4x4x4xi8>
+  %2 = nn.add %x, %c {activation = #nn<activation none>, input_quant = #nn.quant<0.05:2>,
+    input2_quant = #nn.quant<0.75:3>, output_quant = #nn.quant<0.2:0>}
+    : (tensor<1x16x16x4xi8>, tensor<1x1x1x4xi8>) -> tensor<1x16x16x4xi8>
+  func.return %0, %1, %2 : tensor<1x4x4x4xi8>, tensor<1x4x4x4xi8>, tensor<1x16x16x4xi8>
+}
+"""
+
+
+def test_a_constant_is_quantized_as_each_operator_reads_it() -> None:
+    """Two convolutions read the same weights and bias with different weight scales, and an add
+    reads a constant operand with its own quantization: each reader gets the tensor quantized as
+    it reads it (the first reader's quantization served all, and the add's constant had none)."""
+    weights = np.random.default_rng(6).integers(-127, 128, size=144).astype(np.int8).tobytes().hex().upper()
+    module = Parser(make_context(), SHARED.replace("WEIGHTS", weights)).parse_module()
+    _check_runs_as_tflite(module, seed=6)
+
+
+def _refused(text: str, message: str) -> None:
+    module = _on_cpu(Parser(make_context(), text).parse_module())
+    with pytest.raises(TFLiteOutputError, match=message):
+        lowered_tflite(module)
+
+
+def test_a_concatenation_of_differently_quantized_inputs_is_refused() -> None:
+    """TFLite's int8 CONCATENATION copies bytes; a QUANTIZE before it rounds otherwise than nn.concat."""
+    _refused(
+        """
+func.func @main(%x: tensor<1x2x2x4xi8>, %y: tensor<1x2x2x4xi8>) -> tensor<1x2x2x8xi8> {
+  %0 = nn.concat %x, %y {axis = 3 : i64, input_quants = [#nn.quant<0.5:0>, #nn.quant<0.3:1>],
+    output_quant = #nn.quant<0.4:2>} : (tensor<1x2x2x4xi8>, tensor<1x2x2x4xi8>) -> tensor<1x2x2x8xi8>
+  func.return %0 : tensor<1x2x2x8xi8>
+}
+""",
+        r"nn.concat .*TFLite concatenates only inputs quantized as its output",
+    )
+
+
+def test_a_sigmoid_quantized_otherwise_than_tflite_allows_is_refused() -> None:
+    _refused(
+        """
+func.func @main(%x: tensor<1x2x2x4xi8>) -> tensor<1x2x2x4xi8> {
+  %0 = nn.sigmoid %x {input_quant = #nn.quant<0.1:0>, output_quant = #nn.quant<0.005:-100>}
+    : (tensor<1x2x2x4xi8>) -> tensor<1x2x2x4xi8>
+  func.return %0 : tensor<1x2x2x4xi8>
+}
+""",
+        r"nn.sigmoid .*TFLite's int8 LOGISTIC needs the output quantization 1/256:-128",
+    )

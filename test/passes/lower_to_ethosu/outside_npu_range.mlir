@@ -9,18 +9,25 @@
 // RUN: cascade-opt %S/Inputs/batch2.mlir -p 'cascade-plan{objective=min-sram accelerator=ethos-u55-128},rolling-buffer,allocate-memory,lower-to-ethosu' -o %t.batch.mlir
 // RUN: filecheck %s --check-prefix=BATCH < %t.batch.mlir
 // RUN: %python -m cascade.passes.lower_to_ethosu %t.batch.mlir %S/Inputs/batch2.mlir --seed 3 | filecheck %s --check-prefix=EXEC
+// A rank-3 add (it failed in lower-to-ethosu: "no [height, width, depth] view of shape").
+// RUN: cascade-opt %S/Inputs/rank3.mlir --ethosu-pipeline -o %t.rank3.mlir
+// RUN: filecheck %s --check-prefix=RANK3 < %t.rank3.mlir
+// RUN: %python -m cascade.passes.lower_to_ethosu %t.rank3.mlir %S/Inputs/rank3.mlir --seed 3 | filecheck %s --check-prefix=EXEC
 
 // The first convolution is the only operator on the NPU, and the last one's stream follows the
-// three CPU operators.
+// three CPU operators. A CPU operator reads its weights where they are: the plan gives it no
+// SRAM weight buffer (weights<stream>).
 // CHECK:      ethosu.command_stream
-// CHECK:      %s4 = nn.conv2d {{.*}}cascade.on_cpu = "stride [4, 4] is outside the NPU's range [1, 3]"
-// CHECK-NEXT: %d3 = nn.depthwise_conv2d {{.*}}cascade.on_cpu = "dilation [3, 3] is outside the NPU's range [1, 2]"
+// CHECK:      %s4 = nn.conv2d {{.*}}cascade.weights = #cascade.weights<stream>{{.*}}cascade.on_cpu = "stride [4, 4] is outside the NPU's range [1, 3]"
+// CHECK-NEXT: %d3 = nn.depthwise_conv2d {{.*}}cascade.weights = #cascade.weights<stream>{{.*}}cascade.on_cpu = "dilation [3, 3] is outside the NPU's range [1, 2]"
 // CHECK-NEXT: %m2 = nn.depthwise_conv2d {{.*}}cascade.on_cpu = "depthwise convolution with a depth multiplier needs a rewrite first"
 // CHECK-NEXT: ethosu.command_stream
 // CHECK-NOT:  = nn.
 
 // BATCH-COUNT-2: nn.conv2d {{.*}}cascade.on_cpu = "the NPU lowering handles batch 1 only"
 // BATCH-NOT:     ethosu.command_stream
+
+// RANK3: nn.add {{.*}}cascade.on_cpu = "the NPU lowering handles NHWC (rank 4) and [rows, columns] (rank 2) tensors only"
 
 // EXEC: bit-exact: 1/1 outputs
 
