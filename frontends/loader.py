@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr,
 from xdsl.ir import Block, Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
-from xdsl.utils.lexer import Token
+from xdsl.utils.lexer import Span, Token
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind, StringLiteral
 
 from cascade.universe import get_all_dialects, get_dialect_overrides
@@ -107,6 +107,18 @@ class LocatingParser(Parser):
         if self._current_token.kind != MLIRTokenKind.CARET_IDENT:
             self.raise_error("'}' expected to close the region, or a block label (^bb0:)")
         return super()._parse_block()
+
+    def parse_dense_int_or_fp_elements_attr(self, type: Any) -> Any:
+        # xDSL checks a literal against its type after parsing the type too, and reports the
+        # mismatch at the token after it: the start of the next line. Point at the literal.
+        literal = self._current_token.span
+        try:
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        except ParseError as error:
+            if not error.msg.startswith("Shape mismatch in dense literal"):
+                raise
+            start = max(literal.start - len("dense"), 0)
+            raise ParseError(Span(start, literal.end, literal.input), error.msg) from None
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.get_location()
