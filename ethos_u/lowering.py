@@ -25,8 +25,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from cascade.dialects import ethosu
 from cascade.dialects.access import Region
 from cascade.ethos_u.performance import Activation, Kernel, Layout, NpuKind, NpuOp, Shape
@@ -109,18 +107,6 @@ def _window_refusal(op: OpInfo) -> str | None:
     return None
 
 
-def _fully_connected_refusal(op: OpInfo) -> str | None:
-    values = op.attributes.get("weight_values")
-    zero_points = tuple(op.attributes.get("weight_zero_points", (0,)))  # type: ignore[arg-type]
-    if not isinstance(values, np.ndarray) or not values.size:
-        return None
-    # Per-channel weights have zero points of 0; the NPU takes weights minus zero point as 9 bits.
-    zero_point = int(zero_points[0]) if len(zero_points) == 1 else 0
-    if max(abs(int(values.max()) - zero_point), abs(int(values.min()) - zero_point)) > 255:
-        return "fully connected weights minus zero point exceed the 9-bit weight range"
-    return None
-
-
 def _mean_refusal(op: OpInfo) -> str | None:
     shape = op.inputs[0].shape
     if len(shape) != 4 or tuple(op.attributes.get("axes", ())) != (1, 2):  # type: ignore[arg-type]
@@ -144,12 +130,12 @@ def _binary_refusal(op: OpInfo) -> str | None:
     return None
 
 
+# The nn verifier already refuses what else these two could not lower: align_corners, and a
+# quantization that changes.
 def _resize_refusal(op: OpInfo) -> str | None:
-    nearest_2x = op.attributes.get("resize_mode") == "nearest" and tuple(op.attributes.get("factors", ())) == (2, 2)  # type: ignore[arg-type]
-    if not nearest_2x or op.attributes.get("align_corners"):
-        return "only 2x nearest resize without align_corners is lowered"
-    if op.attributes.get("requantizes"):
-        return "a requantizing resize is not lowered"
+    factors = tuple(op.attributes.get("factors", ()))  # type: ignore[arg-type]
+    if op.attributes.get("resize_mode") != "nearest" or factors != (2, 2):
+        return "only 2x nearest resize is lowered"
     return None
 
 
@@ -157,8 +143,6 @@ def _pad_refusal(op: OpInfo) -> str | None:
     pads = tuple(tuple(pair) for pair in op.attributes.get("pads", ()))  # type: ignore[union-attr]
     if len(pads) != 4 or pads[0] != (0, 0) or pads[3] != (0, 0):
         return "only padding of height and width is lowered"
-    if op.attributes.get("requantizes"):
-        return "a requantizing pad is not lowered"
     return None
 
 
@@ -167,7 +151,6 @@ _REFUSALS = {
     "depthwise_conv2d": _window_refusal,
     "transpose_conv2d": _window_refusal,
     "pool2d": _window_refusal,
-    "fully_connected": _fully_connected_refusal,
     "mean": _mean_refusal,
     **dict.fromkeys(("add", "sub", "mul", "minimum", "maximum"), _binary_refusal),
     "resize": _resize_refusal,

@@ -312,27 +312,24 @@ def _source(op: Operation) -> tuple[object, ...]:
     return op.name, where or op.results[0].name_hint or "", str(op.results[0].type), properties
 
 
-def _cpu_operators(module: ModuleOp, costs: Sequence[OpCost]) -> list[dict[str, str | None]]:
-    """The nn operators of lowered IR, each with why lower-to-ethosu left it to the CPU, named
-    as `costs` (the plan's operators) name it."""
+def _cpu_operators(left: Sequence[nn.NNOperation], costs: Sequence[OpCost]) -> list[dict[str, str | None]]:
+    """The nn operators `left` in lowered IR, each with why lower-to-ethosu left it to the CPU,
+    named as `costs` (the plan's operators) name it."""
     from cascade.frontends.loader import format_location
     from cascade.passes.lower_to_ethosu import ON_CPU_ATTR
 
     planned = {cost.source: cost.name for cost in costs}
     operators: list[dict[str, str | None]] = []
-    for function in _functions(module):
-        for op in function.walk():
-            if not isinstance(op, nn.NNOperation):
-                continue
-            reason = op.attributes.get(ON_CPU_ATTR)
-            operators.append(
-                {
-                    "op": op.name,
-                    "name": planned.get(_source(op), op.results[0].name_hint or ""),
-                    "location": format_location(op.location),
-                    "reason": reason.data if isinstance(reason, StringAttr) else "unknown",
-                }
-            )
+    for op in left:
+        reason = op.attributes.get(ON_CPU_ATTR)
+        operators.append(
+            {
+                "op": op.name,
+                "name": planned.get(_source(op), op.results[0].name_hint or ""),
+                "location": format_location(op.location),
+                "reason": reason.data if isinstance(reason, StringAttr) else "unknown",
+            }
+        )
     return operators
 
 
@@ -377,9 +374,10 @@ def compile_report(
     cascades = len({c.cascade for c in costs if c.cascade is not None})
     cpu_operators = None
     if is_lowered(module):
-        cpu_operators = _cpu_operators(module, costs)
-        left = {_source(op) for op in module.walk() if isinstance(op, nn.NNOperation)}
-        costs = [OpCost(c.name, c.op, c.cascade, on_cpu=True) if c.source in left else c for c in costs]
+        left = [op for function in _functions(module) for op in function.walk() if isinstance(op, nn.NNOperation)]
+        cpu_operators = _cpu_operators(left, costs)
+        sources = {_source(op) for op in left}
+        costs = [OpCost(c.name, c.op, c.cascade, on_cpu=True) if c.source in sources else c for c in costs]
     npu_ops = sum(c.npu_ops for c in costs) if cpu_operators is None else _kernel_commands(module)
     cpu_ops = sum(1 for c in costs if c.on_cpu)
     final_functions = {f.sym_name.data: f for f in _functions(module)}

@@ -635,18 +635,11 @@ def lowered_tflite(module: ModuleOp) -> bytes:
     payloads = _traced_payloads(program) if calls else []
     writer = _Writer(program)
     inputs = [writer.value(arg) for arg in program.function.args]
-    if not calls:
-        # All on the CPU (as Vela writes such a model): builtin operators only, placed where
-        # the allocation put them, or by TFLite Micro.
-        for step in program.steps:
-            _write_cpu_operator(writer, step)  # type: ignore[arg-type]
-        outputs = [writer.value(v) for v in program.results]
-        if any(offset >= 0 for offset in writer.offsets):
-            writer.builder.add_metadata(OFFLINE_ALLOCATION, _offline_allocation(writer.offsets))
-        return writer.builder.build(inputs, outputs, description=DESCRIPTION)
-    scratch = writer.tensor("scratch", [program.scratch], "uint8", offset=0)
+    # All on the CPU (as Vela writes such a model), there is no scratch: builtin operators
+    # only, placed where the allocation put them, or by TFLite Micro.
+    scratch = writer.tensor("scratch", [program.scratch], "uint8", offset=0) if calls else -1
     fast_scratch = scratch
-    if program.dram is not None:
+    if calls and program.dram is not None:
         # Its own arena bytes after the DRAM arena: the file runs even when the driver does not
         # substitute a fast memory for region 2 (module docstring).
         fast_scratch = writer.tensor("scratch_fast", [program.peak], "uint8", offset=align(program.scratch))
@@ -658,10 +651,8 @@ def lowered_tflite(module: ModuleOp) -> bytes:
         else:
             _write_cpu_operator(writer, step)
     outputs = [writer.value(v) for v in program.results]
-    writer.builder.add_metadata(OFFLINE_ALLOCATION, _offline_allocation(writer.offsets))
+    if any(offset >= 0 for offset in writer.offsets):
+        # Vela's format: version 0, one subgraph, the tensor count, then the offsets.
+        allocation = np.asarray([0, 1, len(writer.offsets), *writer.offsets], dtype="<i4")
+        writer.builder.add_metadata(OFFLINE_ALLOCATION, allocation.tobytes())
     return writer.builder.build(inputs, outputs, description=DESCRIPTION)
-
-
-def _offline_allocation(offsets: Sequence[int]) -> bytes:
-    """Vela's `OfflineMemoryAllocation`: version 0, one subgraph, the tensor count, the offsets."""
-    return np.asarray([0, 1, len(offsets), *offsets], dtype="<i4").tobytes()

@@ -88,7 +88,7 @@ _ELEMENT_BYTES = {
 }
 """Bytes per element of the types wider than one byte (the rest, int8 included, take one)."""
 
-_ACTIVATIONS = {
+ACTIVATIONS = {
     ActivationFunctionType.ActivationFunctionType.NONE: nn.Activation.NONE,
     ActivationFunctionType.ActivationFunctionType.RELU: nn.Activation.RELU,
     ActivationFunctionType.ActivationFunctionType.RELU6: nn.Activation.RELU6,
@@ -493,11 +493,11 @@ class _OpContext:
         return options
 
     def activation_attr(self, code: int) -> nn.ActivationAttr:
-        if code not in _ACTIVATIONS:
+        if code not in ACTIVATIONS:
             names = {v: k for k, v in vars(ActivationFunctionType.ActivationFunctionType).items() if k.isupper()}
-            supported = ", ".join(names[c] for c in _ACTIVATIONS)
+            supported = ", ".join(names[c] for c in ACTIVATIONS)
             raise TFLiteImportError(f"unsupported fused activation {names.get(code, code)} (supported: {supported})")
-        return nn.ActivationAttr(_ACTIVATIONS[code])
+        return nn.ActivationAttr(ACTIVATIONS[code])
 
     def make(self, op_type: type[Operation], operands: Sequence[SSAValue], **properties: Attribute) -> Operation:
         result_type, quant = self.output()

@@ -12,7 +12,7 @@ operators the NPU cannot run (a concatenation, a stride-4 convolution, batch 2) 
 * transpose_conv2d is TRANSPOSE_CONV with its output-shape input, SAME or VALID as imported;
 * rescale is QUANTIZE (int8 to int8), sigmoid LOGISTIC, mean MEAN with its axes as a tensor;
 * concat is CONCATENATION, of inputs quantized as its output only (TFLite's int8 kernel copies);
-* weights keep their per-channel scales (the sink quantizes them, `ConstantQuant`); the int32
+* weights keep their per-channel scales (`Quantization`, one constant tensor per reader's quantization); the int32
   bias gets input scale x weight scale per channel, as TFLite expects.
 
 An operator TFLite cannot express raises `TFLiteExportError` naming it and why.
@@ -31,10 +31,10 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
 from cascade.dialects import nn
-from cascade.frontends.tflite import window_padding
+from cascade.frontends.tflite import ACTIVATIONS, window_padding
 from cascade.frontends.tflite_writer import ModelBuilder, OpOptions, options
 
-__all__ = ["Quantization", "TFLiteExportError", "TensorSink", "operand_quantization", "write_operator"]
+__all__ = ["Quantization", "TFLiteExportError", "TensorSink", "write_operator"]
 
 
 class TFLiteExportError(ValueError):
@@ -69,12 +69,8 @@ class TensorSink(Protocol):
         ...
 
 
-_ACTIVATIONS = {
-    nn.Activation.NONE: "NONE",
-    nn.Activation.RELU: "RELU",
-    nn.Activation.RELU6: "RELU6",
-    nn.Activation.RELU_N1_TO_1: "RELU_N1_TO_1",
-}
+_ACTIVATIONS = {activation: code for code, activation in ACTIVATIONS.items()}
+"""The TFLite fused activation code of each nn activation (the importer's table, inverted)."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +82,7 @@ class Quantization:
     axis: int = 0
 
 
-def operand_quantization(op: nn.NNOperation, value: SSAValue) -> Quantization | None:
+def _operand_quantization(op: nn.NNOperation, value: SSAValue) -> Quantization | None:
     """The quantization TFLite declares for `value` as `op` reads it: the weight quantization
     for weights, input scale x weight scale for an int32 bias (zero points 0), the operand's own
     for an activation operand; None if `op` does not read it."""
@@ -109,7 +105,7 @@ def _operand(sink: TensorSink, op: nn.NNOperation, value: SSAValue) -> int:
     """The tensor `op` reads `value` from: a constant is written quantized as `op` reads it (one
     tensor per quantization: two operators may read the same constant with different scales)."""
     if isinstance(value.owner, ConstantOp):
-        return sink.constant(value, operand_quantization(op, value))
+        return sink.constant(value, _operand_quantization(op, value))
     return sink.value(value)
 
 

@@ -161,11 +161,8 @@ def _attributes(op: Operation) -> dict[str, object]:
     if isinstance(op, nn.ResizeOp):
         attributes["resize_mode"] = str(op.mode.data.value)
         attributes["factors"] = op.factors()
-        attributes["align_corners"] = bool(op.align_corners.value.data)
     if isinstance(op, nn.PadOp):
         attributes["pads"] = op.pads()
-    if isinstance(op, nn.ResizeOp | nn.PadOp):
-        attributes["requantizes"] = op.input_quant != op.output_quant
     if isinstance(op, nn.LeakyReluOp):
         attributes["alpha"] = float(op.alpha.value.data)
     if isinstance(op, nn.SoftmaxOp):
