@@ -25,7 +25,7 @@ import hashlib
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -136,6 +136,14 @@ def _performance(
     return op_performance(npu, accelerator, placement, block=block, first=first, last=last)
 
 
+@cache
+def _npu_kinds() -> frozenset[str]:
+    """The nn operator kinds with an NPU lowering (`npu_lowering.SUPPORTED_OPS`)."""
+    from cascade.ethos_u.npu_lowering import SUPPORTED_OPS
+
+    return frozenset(supported.name.removeprefix("nn.") for supported in SUPPORTED_OPS)
+
+
 class EthosUCostModel:
     """Prices operators and stripes on one Ethos-U configuration (implements `CostModel`)."""
 
@@ -148,6 +156,9 @@ class EthosUCostModel:
         # The planner prices a region with its weights in SRAM and out, pipelined and not:
         # lower it once. Keyed on the operator's id (kept in the entry, so the id stays unique).
         self._lowerings: dict[tuple[int, Region | None], tuple[OpInfo, tuple[LoweredOp, ...]]] = {}
+        # The planner asks about the operators of every candidate cascade: 37,515 times about
+        # mbv2_100_224's 65 operators, each answer a `refusal` and a set of kinds built anew.
+        self._cascadable: dict[int, tuple[OpInfo, bool]] = {}
 
     # ------------------------------------------------------------------ #
     # The CostModel protocol
@@ -203,10 +214,12 @@ class EthosUCostModel:
         """Whether lower-to-ethosu can run `op` stripe by stripe: its kind has an NPU lowering
         (`npu_lowering.SUPPORTED_OPS`; a concatenation, for one, runs alone, on the CPU) and
         its parameters are in the NPU's range (`lowering.refusal`: not a stride-4 convolution)."""
-        from cascade.ethos_u.npu_lowering import SUPPORTED_OPS
-
-        kinds = {supported.name.removeprefix("nn.") for supported in SUPPORTED_OPS}
-        return op.kind in kinds and refusal(op) is None
+        known = self._cascadable.get(id(op))
+        if known is not None and known[0] is op:
+            return known[1]
+        cascadable = op.kind in _npu_kinds() and refusal(op) is None
+        self._cascadable[id(op)] = (op, cascadable)  # keeps `op`, so that its id stays unique
+        return cascadable
 
     def runs_on_npu(self, op: OpInfo) -> bool:
         """Whether lower-to-ethosu puts `op` in a command stream by default: what it cascades,

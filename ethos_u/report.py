@@ -308,8 +308,10 @@ def _source(op: Operation) -> tuple[object, ...]:
     from cascade.frontends.loader import format_location
 
     where = op.location.desc.data if isinstance(op.location, NameLoc) else format_location(op.location)
-    properties = tuple(sorted((name, str(value)) for name, value in op.properties.items()))
-    return op.name, where or op.results[0].name_hint or "", str(op.results[0].type), properties
+    # Attributes compare by value: printing them (a per-channel quantization prints a scale per
+    # channel) took 30 ms of a 1.2 s compile of mbv2_035_96.
+    properties = tuple(sorted(op.properties.items(), key=lambda item: item[0]))
+    return op.name, where or op.results[0].name_hint or "", op.results[0].type, properties
 
 
 def _cpu_operators(left: Sequence[nn.NNOperation], costs: Sequence[OpCost]) -> list[dict[str, str | None]]:

@@ -122,8 +122,13 @@ OUTER_COUNTS = (2, 4, 8, 16, 32, 64, 128)
 """Numbers of stripes along the outer axis tried for 2-D striping; the extent itself is added."""
 INNER_COUNTS = (2, 4, 8)
 """Numbers of stripes along the inner axis tried for 2-D striping."""
-MAX_MODE_SETS = 6
-"""Buffer-mode assignments tried per 2-D configuration."""
+MAX_MODE_SETS = 2
+"""Largest-tensor thresholds tried per 2-D configuration (`Candidates._mode_sets`). From 6 down
+to 2, 22 of 24 plans stayed the same (six bench models on U55-128 and U65-256, no budget and
+at Vela `--optimise Size`'s peak), every front kept its smallest peak, and mbv2_100_224 built
+44,128 points instead of 74,800 (9 % fewer instructions in all). Its two plans on U55-128
+changed: under the budget one 1.7 % faster, as the extra points had crowded it out of the
+culled sets; without one, one 1.4 % smaller within the 5 % of a faster fastest plan."""
 SLICE_COUNTS = (2, 4, 8, 16)
 """Numbers of weight slices tried for double-buffered weights (operators run alone)."""
 GREEDY_MODE_STEPS = 2
@@ -131,10 +136,10 @@ GREEDY_MODE_STEPS = 2
 MIN_2D_EXTENT = 16
 """2-D stripes are tried only for sinks at least this tall and wide: below, full-width rows are
 small enough that cutting columns (and recomputing their halos) does not pay."""
-SHARED_WORK = 20_000
+SHARED_WORK = 13_000
 """Estimated work (`Candidates._sink_work`) from which a forked child builds half of the
-candidates. mbv2_100_224 comes to 49,042 and mbv1_100_224 to 23,396: both gain. mbv2_035_96's
-15,252 would lose: its child, writing to pages it shares with its parent (each then copied)
+candidates. mbv2_100_224 comes to 30,594 and mbv1_100_224 to 15,492: both gain. mbv2_035_96's
+11,212 would lose: its child, writing to pages it shares with its parent (each then copied)
 and pricing again operators the parent priced, took 1.5 to 2 times its half's time."""
 
 
@@ -544,6 +549,12 @@ def _bracket(grid: Sequence[int], value: int) -> list[tuple[int, float]]:
 # --------------------------------------------------------------------------- #
 
 
+def _weight_modes(has_npu_weights: bool) -> tuple[bool, ...]:
+    """The weight modes to try for a cascade (in SRAM, streamed): streamed only when none of
+    its operators has weights the target can buffer (`Candidates.has_npu_weights`)."""
+    return (True, False) if has_npu_weights else (False,)
+
+
 def _sizes(extent: int, counts: Iterable[int]) -> list[int]:
     """Distinct stripe sizes ceil(extent / n) for the counts n in [2, extent], plus size 1."""
     sizes = {-(-extent // n) for n in counts if 2 <= n <= extent}
@@ -571,6 +582,7 @@ class Candidates:
         self._penalties: dict[tuple[int, int, bool], int] = {}
         self._bases: dict[tuple[int, int], int] = {}
         self.weight_bytes = [weight_bytes(cost, graph, op) for op in range(graph.size)]
+        self.has_npu_weights = [self._has_npu_weights(op) for op in range(graph.size)]
         self.evaluated = 0
         self.fastest_ending = [0] * graph.size
         self._op_cycles: dict[tuple[object, ...], tuple[int, int]] = {}
@@ -775,7 +787,7 @@ class Candidates:
         if self.options.striping == "none":
             start = sink
         points: dict[int, list[Point]] = {first: [] for first in range(start, sink + 1)}
-        for weights_in_sram in self._weight_modes(sink, sink):
+        for weights_in_sram in _weight_modes(self.has_npu_weights[sink]):
             weights = self.weight_bytes[sink] if weights_in_sram else 0
             compute = self.pricer.whole(sink, weights_in_sram) + self.spill_penalty(sink, sink, weights_in_sram)
             transfer = self.pricer.transfer(sink)
@@ -862,16 +874,13 @@ class Candidates:
             for op in range(first, sink + 1)
         )
 
-    def _weight_modes(self, first: int, sink: int) -> tuple[bool, ...]:
-        """Both modes when an operator the target can run has weights; else streaming only (one
-        it cannot run, left to the CPU, reads its weights where they are: no SRAM buffer to
-        choose). A fully connected layer keeps both: lowering may put it on the NPU."""
+    def _has_npu_weights(self, op: int) -> bool:
+        """Whether `op` has weights and the target can run it: whether its weights have an
+        SRAM buffer to choose. One the target cannot run, left to the CPU, reads its weights
+        where they are. A fully connected layer counts: lowering may put it on the NPU."""
+        info = self.graph.ops[op]
         can_cascade = getattr(self.cost, "can_cascade", None)
-        for op in range(first, sink + 1):
-            info = self.graph.ops[op]
-            if info.weights and (not callable(can_cascade) or can_cascade(info)):
-                return (True, False)
-        return (False,)
+        return bool(info.weights) and (not callable(can_cascade) or can_cascade(info))
 
     def _configs(self, sink: int, start: int) -> list[tuple[StripeConfig, frozenset[int]]]:
         shape = self.graph.output_shape(sink)
@@ -965,15 +974,17 @@ class Candidates:
         cycles = {True: per_op_cycles[(sink, True)], False: per_op_cycles[(sink, False)]}
         weights = self.weight_bytes[sink]
         transfers = self.pricer.transfer(sink)
+        has_npu_weights = self.has_npu_weights[sink]
         for first in range(sink - 1, start - 1, -1):
             intermediates += per_op_memory[first]
             weights += self.weight_bytes[first]
+            has_npu_weights = has_npu_weights or self.has_npu_weights[first]
             transfers += self.pricer.transfer(first)
             for mode in (True, False):
                 cycles[mode] += per_op_cycles[(first, mode)]
             effective = frozenset(op for op in geometry.recompute if op >= first)
             memory = self.base(first, sink) + intermediates
-            for weights_in_sram in self._weight_modes(first, sink):
+            for weights_in_sram in _weight_modes(has_npu_weights):
                 self.evaluated += 1
                 points[first].append(
                     self._point(
