@@ -18,7 +18,8 @@ For every model, in one run and on one machine (ratios, not seconds, are what co
 
 Every timed compile runs `--repeat` times (default 3) and its fastest time counts, for both
 compilers alike (as `timeit` does): on a shared machine, a slower run measures the neighbours.
-Outputs are deterministic, so the runs differ in time only.
+The four timed compiles of a model run in turn, round after round, so that a slow spell slows
+both compilers alike. Outputs are deterministic, so the runs differ in time only.
 
 Goals (issue #8): at Vela Size's budget, peak SRAM <= Vela Size and total cycles <= 1.05 x
 Vela default; compile time <= 3 x Vela's (ours without a budget against Vela default, ours at
@@ -52,7 +53,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -132,28 +133,25 @@ def _summary_run(summary: dict[str, str], seconds: float, path: Path) -> VelaRun
     )
 
 
-def _run(command: Sequence[str], what: str, environment: dict[str, str] | None = None, repeat: int = 1) -> float:
-    """Run `command` `repeat` times (in `environment`, default this one's); its fastest
-    whole-process wall time in seconds. Failure: a BenchError."""
-    fastest = math.inf
-    for _ in range(repeat):
-        started = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)
-        fastest = min(fastest, time.perf_counter() - started)
-        if done.returncode != 0:
-            lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
-            reason = next((line for line in lines if line.startswith("error:")), lines[-1] if lines else "no output")
-            raise BenchError(f"{what}: {reason.removeprefix('error: ')}")
-    return fastest
+def _run(command: Sequence[str], what: str, environment: dict[str, str] | None = None) -> float:
+    """Run `command` (in `environment`, default this one's); its whole-process wall time in
+    seconds. Failure: a BenchError."""
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+        reason = next((line for line in lines if line.startswith("error:")), lines[-1] if lines else "no output")
+        raise BenchError(f"{what}: {reason.removeprefix('error: ')}")
+    return seconds
 
 
-def run_vela(model: Path, accelerator: str, optimise: str, out: Path, repeat: int = 1) -> VelaRun:
-    """Compile `model` with Vela (`optimise`: Performance or Size) into `out`, timed (the
-    fastest of `repeat` runs)."""
+def run_vela(model: Path, accelerator: str, optimise: str, out: Path) -> VelaRun:
+    """Compile `model` with Vela (`optimise`: Performance or Size) into `out`, timed."""
     system, memory = vela_configuration(accelerator)
     out.mkdir(parents=True, exist_ok=True)
     command = vela_command(model, accelerator, system, memory, out, "--optimise", optimise)
-    seconds = _run(command, f"{model.name}: vela --optimise {optimise}", repeat=repeat)
+    seconds = _run(command, f"{model.name}: vela --optimise {optimise}")
     summaries = sorted(out.glob(f"{model.stem}_summary_*.csv"))
     if not summaries:
         raise BenchError(f"{model.name}: vela wrote no summary CSV in {out}")
@@ -201,11 +199,9 @@ def compile_ours(
     out: Path,
     features: tuple[bool, bool],
     environment: dict[str, str] | None = None,
-    repeat: int = 1,
 ) -> tuple[float, dict[str, Any] | None]:
     """Compile `model` with `cascade-opt`'s whole pipeline in a subprocess (in `environment`,
-    default this one's): its wall time (the fastest of `repeat` runs), and its report when
-    cascade-opt writes one."""
+    default this one's): its wall time, and its report when cascade-opt writes one."""
     system, memory = vela_configuration(accelerator)
     options = f"accelerator={accelerator} system-config={system} memory-mode={memory}"
     if budget is not None:
@@ -218,7 +214,7 @@ def compile_ours(
     report_path = out / "report.json"
     command += ["--report", str(report_path)] if has_report else []
     budget_text = "no budget" if budget is None else f"sram-budget={budget}"
-    seconds = _run(command, f"{model.name}: cascade-opt ({budget_text})", environment, repeat)
+    seconds = _run(command, f"{model.name}: cascade-opt ({budget_text})", environment)
     report = json.loads(report_path.read_text()) if has_report and report_path.exists() else None
     return seconds, report
 
@@ -408,6 +404,42 @@ def _stripe_rows(result: Any) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- #
 
 
+def _our_variants(vela: dict[str, VelaRun]) -> tuple[tuple[str, int | None], ...]:
+    """Our two compiles: (variant, SRAM budget), with no budget and at Vela Size's peak."""
+    return (("default", None), ("at_vela_size", vela["size"].peak_sram_bytes))
+
+
+def _timed_compiles(
+    model: Path, accelerator: str, work: Path, features: tuple[bool, bool], repeat: int
+) -> tuple[dict[str, VelaRun], dict[str, tuple[float, dict[str, Any] | None]], dict[str, str]]:
+    """Vela's two compiles and our two, each the fastest of `repeat` runs: Vela's runs by
+    option, ours by variant (seconds and report), and our variants' failures (a failed compile
+    is not run again). The four run in turn, round after round, so that a slow spell of a
+    shared machine (runs here slow down by a third to a half for seconds at a time) slows both
+    compilers alike instead of all the runs of one of them."""
+    vela: dict[str, VelaRun] = {}
+    timed: dict[str, tuple[float, dict[str, Any] | None]] = {}
+    failures: dict[str, str] = {}
+    for _ in range(repeat):
+        for name, optimise in (("default", "Performance"), ("size", "Size")):
+            run = run_vela(model, accelerator, optimise, work / f"vela-{name}")
+            if name in vela:
+                run = replace(run, compile_seconds=min(run.compile_seconds, vela[name].compile_seconds))
+            vela[name] = run
+        for variant, budget in _our_variants(vela):
+            if variant in failures:
+                continue
+            try:
+                seconds, report = compile_ours(model, accelerator, budget, work / f"ours-{variant}", features)
+            except BenchError as error:  # recorded: a compile that fails misses the goals
+                failures[variant] = str(error)
+                continue
+            if variant in timed:
+                seconds = min(seconds, timed[variant][0])
+            timed[variant] = (seconds, report)
+    return vela, timed, failures
+
+
 def bench_model(
     model: Path,
     accelerator: str,
@@ -419,29 +451,18 @@ def bench_model(
     """Both compilers on `model` (each compile timed as the fastest of `repeat` runs): the
     JSON row, and our plans' artifacts by variant."""
     work = scratch / model.stem
-    tick(f"{model.stem}: vela")
-    vela = {
-        "default": run_vela(model, accelerator, "Performance", work / "vela-default", repeat),
-        "size": run_vela(model, accelerator, "Size", work / "vela-size", repeat),
-    }
+    tick(f"{model.stem}: timed compiles")
+    vela, timed, failures = _timed_compiles(model, accelerator, work, features, repeat)
     vela_casc = {
         "default": vela_cascades(model, accelerator, "Performance", work / "vela-debug-default"),
         "size": vela_cascades(model, accelerator, "Size", work / "vela-debug-size"),
     }
-    size_budget = vela["size"].peak_sram_bytes
     ours: dict[str, dict[str, Any]] = {}
     artifacts: dict[str, PlanArtifacts] = {}
-    for variant, budget in (("default", None), ("at_vela_size", size_budget)):
+    for variant, budget in _our_variants(vela):
         tick(f"{model.stem}: ours ({variant})")
-        seconds: float | None = None
-        report: dict[str, Any] | None = None
-        failure = None
-        try:
-            seconds, report = compile_ours(
-                model, accelerator, budget, work / f"ours-{variant}", features, repeat=repeat
-            )
-        except BenchError as error:  # recorded: a compile that fails misses the goals
-            failure = str(error)
+        seconds, report = timed.get(variant, (None, None))
+        failure = failures.get(variant)
         try:
             plan = plan_ours(model, accelerator, budget)
         except BenchError as error:  # no plan fits the budget

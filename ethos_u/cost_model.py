@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 
 import numpy as np
 from ethosu.vela.api import NpuBlockTraversal, npu_encode_weights
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 
 ALIGNMENT = 16  # Vela aligns every tensor, weight stream and buffer to 16 bytes
 SCALE_RECORD_BYTES = 10  # per output channel: 40-bit bias, 32-bit scale, 6-bit shift
+_Memoised = TypeVar("_Memoised")
 
 
 class _Stream(NamedTuple):
@@ -136,6 +137,24 @@ def _performance(
     return op_performance(npu, accelerator, placement, block=block, first=first, last=last)
 
 
+class _PerOperator(Generic[_Memoised]):
+    """Answers memoised per operator (by identity: an `OpInfo` hashes its attributes, weights
+    and all) and an optional hashable detail. Each entry keeps its operator, so that the id in
+    its key is not reused by another."""
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[int, Hashable], tuple[OpInfo, _Memoised]] = {}
+
+    def get(self, op: OpInfo, detail: Hashable, compute: Callable[[], _Memoised]) -> _Memoised:
+        key = (id(op), detail)
+        known = self._entries.get(key)
+        if known is not None and known[0] is op:
+            return known[1]
+        value = compute()
+        self._entries[key] = (op, value)
+        return value
+
+
 @cache
 def _npu_kinds() -> frozenset[str]:
     """The nn operator kinds with an NPU lowering (`npu_lowering.SUPPORTED_OPS`)."""
@@ -151,14 +170,14 @@ class EthosUCostModel:
         self.arch = arch
         self.layouts: dict[str, Layout] = dict(layouts or {})
         self._encoded: dict[tuple[object, ...], int] = {}
-        self._keys: dict[int, tuple[OpInfo, tuple[object, ...] | None]] = {}
+        self._keys: _PerOperator[tuple[object, ...] | None] = _PerOperator()
         self._volumes: dict[tuple[object, ...], np.ndarray | None] = {}
         # The planner prices a region with its weights in SRAM and out, pipelined and not:
-        # lower it once. Keyed on the operator's id (kept in the entry, so the id stays unique).
-        self._lowerings: dict[tuple[int, Region | None], tuple[OpInfo, tuple[LoweredOp, ...]]] = {}
+        # lower it once.
+        self._lowerings: _PerOperator[tuple[LoweredOp, ...]] = _PerOperator()
         # The planner asks about the operators of every candidate cascade: 37,515 times about
         # mbv2_100_224's 65 operators, each answer a `refusal` and a set of kinds built anew.
-        self._cascadable: dict[int, tuple[OpInfo, bool]] = {}
+        self._cascadable: _PerOperator[bool] = _PerOperator()
 
     # ------------------------------------------------------------------ #
     # The CostModel protocol
@@ -214,12 +233,7 @@ class EthosUCostModel:
         """Whether lower-to-ethosu can run `op` stripe by stripe: its kind has an NPU lowering
         (`npu_lowering.SUPPORTED_OPS`; a concatenation, for one, runs alone, on the CPU) and
         its parameters are in the NPU's range (`lowering.refusal`: not a stride-4 convolution)."""
-        known = self._cascadable.get(id(op))
-        if known is not None and known[0] is op:
-            return known[1]
-        cascadable = op.kind in _npu_kinds() and refusal(op) is None
-        self._cascadable[id(op)] = (op, cascadable)  # keeps `op`, so that its id stays unique
-        return cascadable
+        return self._cascadable.get(op, None, lambda: op.kind in _npu_kinds() and refusal(op) is None)
 
     def runs_on_npu(self, op: OpInfo) -> bool:
         """Whether lower-to-ethosu puts `op` in a command stream by default: what it cascades,
@@ -277,11 +291,7 @@ class EthosUCostModel:
 
     def _weight_key_of(self, op: OpInfo) -> tuple[object, ...] | None:
         """`_weight_key`, kept by operator."""
-        known = self._keys.get(id(op))
-        if known is None or known[0] is not op:
-            known = (op, self._weight_key(op))  # the op is kept so that its id stays unique
-            self._keys[id(op)] = known
-        return known[1]
+        return self._keys.get(op, None, lambda: self._weight_key(op))
 
     def _weight_key(self, op: OpInfo) -> tuple[object, ...] | None:
         if op.kind == "mean":
@@ -490,12 +500,9 @@ class EthosUCostModel:
 
     def lower(self, op: OpInfo, output: Region | None = None) -> tuple[LoweredOp, ...]:
         """The NPU operations for `output` (default the whole output) of `op`, memoised."""
-        known = self._lowerings.get((id(op), output))
-        if known is not None and known[0] is op:
-            return known[1]
-        steps = tuple(lower(op, output, self.layouts, self.encoded_weight_bytes(op)))
-        self._lowerings[(id(op), output)] = (op, steps)
-        return steps
+        return self._lowerings.get(
+            op, output, lambda: tuple(lower(op, output, self.layouts, self.encoded_weight_bytes(op)))
+        )
 
     def region_cost(
         self,

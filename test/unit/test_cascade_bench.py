@@ -139,16 +139,41 @@ def test_bad_model_is_one_error_line(tmp_path: Path) -> None:
     assert len(done.stderr.strip().splitlines()) == 1
 
 
-def test_a_repeated_compile_counts_its_fastest_run(tmp_path: Path) -> None:
-    from cascade.benchmarks.cascade_bench import _run
+def test_timed_compiles_run_in_turn_and_count_their_fastest_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import cascade.benchmarks.cascade_bench as bench
 
-    # The first run sleeps 0.5 s, the later ones do not: the slow first run must not count.
-    marker = tmp_path / "ran"
-    script = f"import pathlib, time\np = pathlib.Path({str(marker)!r})\n"
-    script += "if not p.exists():\n    p.touch()\n    time.sleep(0.5)"
-    assert _run([sys.executable, "-c", script], "sleeper", repeat=1) >= 0.5
-    marker.unlink()
-    assert _run([sys.executable, "-c", script], "sleeper", repeat=3) < 0.5
+    # Scripted wall times: the second round is Vela's slow spell, the first ours. Our compile
+    # without a budget fails.
+    seconds = {
+        "vela Performance": [0.3, 0.9, 0.4],
+        "vela Size": [0.2, 0.8, 0.25],
+        "ours 4096": [3.0, 1.2, 1.1],
+    }
+    order = []
+
+    def run_vela(model: Path, accelerator: str, optimise: str, out: Path) -> bench.VelaRun:
+        order.append(f"vela {optimise}")
+        return bench.VelaRun(4096, 100, 90, 10, 20, seconds[f"vela {optimise}"].pop(0), "summary.csv")
+
+    def compile_ours(model, accelerator, budget, out, features):
+        order.append(f"ours {budget}")
+        if budget is None:
+            raise bench.BenchError("resnet8.tflite: cascade-opt (no budget): it broke")
+        return seconds[f"ours {budget}"].pop(0), {"round": 3 - len(seconds[f"ours {budget}"])}
+
+    monkeypatch.setattr(bench, "run_vela", run_vela)
+    monkeypatch.setattr(bench, "compile_ours", compile_ours)
+    vela, timed, failures = bench._timed_compiles(tmp_path / "m.tflite", "ethos-u55-128", tmp_path, (True, True), 3)
+    one_round = ["vela Performance", "vela Size", "ours None", "ours 4096"]
+    # A failed compile is not run again; the others run in turn, round after round.
+    without_failed = [name for name in one_round if name != "ours None"]
+    assert order == one_round + without_failed + without_failed
+    assert vela["default"].compile_seconds == 0.3
+    assert vela["size"].compile_seconds == 0.2
+    assert timed == {"at_vela_size": (1.1, {"round": 3})}
+    assert failures == {"default": "resnet8.tflite: cascade-opt (no budget): it broke"}
 
 
 def test_repeat_must_be_positive(tmp_path: Path) -> None:
