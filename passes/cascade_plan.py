@@ -154,6 +154,7 @@ class CascadePlanPass(ModulePass):
             striping=self.striping,
             rolling_axes=self.rolling_axes,
             reorder=self.reorder,
+            whole_front=self.report is not None,
         )
         try:
             options.validate()

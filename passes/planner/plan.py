@@ -81,6 +81,10 @@ class PlanOptions:
     rolling_axes: str = "hw"
     reorder: bool = True
     """Also search the plans of the memory-lean operator order (`order.lean_order`)."""
+    whole_front: bool = True
+    """Whether `PlanResult.front` holds the whole front (the report's). Without it, on a target
+    that does not spill, the plans whose steps cannot fit the budget (or the SRAM) are left
+    out: the same plan is chosen, without pricing those exactly and placing them."""
 
     def validate(self) -> None:
         if self.objective is not None and self.objective not in OBJECTIVES:
@@ -300,7 +304,13 @@ def _search(
     graph, cost = candidates.graph, candidates.cost
     edges = candidates.edges()
     dp = PartitionDP(graph.size, edges)
-    paths = [(candidates.exact_path(path, pinned), pinned) for path in dp.pareto_front()]
+    # A plan whose step memory exceeds `cap` can never be chosen. On a target that spills it
+    # still counts: whether to search spilling plans depends on the fastest plan of all.
+    fitting = cap is not None and not options.whole_front and not can_spill(cost)
+    front = dp.pareto_front(bound=cap) if fitting else []
+    if not front:  # the whole front, or what the error that nothing fits names the smallest of
+        front = dp.pareto_front()
+    paths = [(candidates.exact_path(path, pinned), pinned) for path in front]
     realized, limit = _realized_front(graph, paths, cost, budget, cap, options, limit)
     spilling = candidates.spilling() if can_spill(cost) else None
     # The bound of every plan the target allows, spilling searched or not.

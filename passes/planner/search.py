@@ -1255,10 +1255,10 @@ class PartitionDP:
             prefetch.append(prefetched)  # type: ignore[arg-type]
         return Path(tuple(reversed(steps)), tuple(reversed(prefetch)))
 
-    def pareto_front(self, max_front: int = 10_000) -> list[Path]:
-        """The exact (peak, cycles) Pareto front over the candidates, fastest first."""
+    def pareto_front(self, max_front: int = 10_000, bound: float = math.inf) -> list[Path]:
+        """The exact (peak, cycles) Pareto front over the candidates, fastest first: its plans
+        whose peak is at most `bound`."""
         front: list[Path] = []
-        bound = math.inf
         while len(front) < max_front:
             path = self.fastest_under(bound)  # type: ignore[arg-type]
             if path is None:

@@ -108,6 +108,24 @@ def test_a_target_sram_too_small_for_any_plan_names_the_operator():
         plan_program(expansion_block(), CappedCost(3000), PlanOptions())
 
 
+@pytest.mark.parametrize("budget", [3072, 4000, 6000, 9000, 100_000])
+@pytest.mark.parametrize("capacity", [None, 7000])
+def test_without_the_whole_front_the_same_plan_is_chosen(budget, capacity):
+    # Plans that cannot fit are left out of the front, and only they.
+    cost = COST if capacity is None else CappedCost(capacity)
+    whole = plan_program(expansion_block(), cost, PlanOptions(sram_budget=budget))
+    fitting = plan_program(expansion_block(), cost, PlanOptions(sram_budget=budget, whole_front=False))
+    assert (fitting.peak, fitting.cycles, fitting.cascades) == (whole.peak, whole.cycles, whole.cascades)
+    cap = min(budget, capacity or budget)
+    assert fitting.front == [point for point in whole.front if point.peak_sram_bytes <= cap]
+    assert len(fitting.front) < len(whole.front) or budget >= whole.front[0].peak_sram_bytes
+
+
+def test_without_the_whole_front_an_impossible_budget_still_names_the_operator():
+    with pytest.raises(PlanningError, match=r"sram-budget of 3071 bytes is too small: nn.conv2d 't0'"):
+        plan_program(expansion_block(), COST, PlanOptions(sram_budget=3071, whole_front=False))
+
+
 def test_bad_options():
     with pytest.raises(PlanningError, match="objective must be one of"):
         plan_program(expansion_block(), COST, PlanOptions(objective="fast"))
