@@ -138,9 +138,10 @@ def _performance(
 
 
 class _PerOperator(Generic[_Memoised]):
-    """Answers memoised per operator (by identity: an `OpInfo` hashes its attributes, weights
-    and all) and an optional hashable detail. Each entry keeps its operator, so that the id in
-    its key is not reused by another."""
+    """Answers memoised per operator and an optional hashable detail. By identity: `OpInfo`
+    equality leaves out the attributes (stride, weight values), so two operators equal as
+    `OpInfo` may lower differently. Each entry keeps its operator, so that the id in its key
+    is not reused by another."""
 
     def __init__(self) -> None:
         self._entries: dict[tuple[int, Hashable], tuple[OpInfo, _Memoised]] = {}

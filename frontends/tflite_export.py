@@ -12,8 +12,9 @@ operators the NPU cannot run (a concatenation, a stride-4 convolution, batch 2) 
 * transpose_conv2d is TRANSPOSE_CONV with its output-shape input, SAME or VALID as imported;
 * rescale is QUANTIZE (int8 to int8), sigmoid LOGISTIC, mean MEAN with its axes as a tensor;
 * concat is CONCATENATION, of inputs quantized as its output only (TFLite's int8 kernel copies);
-* weights keep their per-channel scales (`Quantization`, one constant tensor per reader's quantization); the int32
-  bias gets input scale x weight scale per channel, as TFLite expects.
+* weights keep their per-channel scales (`Quantization`: one constant tensor per quantization
+  its readers read it with); the int32 bias gets input scale x weight scale per channel, as
+  TFLite expects.
 
 An operator TFLite cannot express raises `TFLiteExportError` naming it and why.
 """
@@ -127,6 +128,13 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
     return tuple(value.type.get_shape())
 
 
+def _int32_constant(sink: TensorSink, name: str, values: Sequence[int] | Sequence[Sequence[int]]) -> int:
+    """A constant int32 tensor of `values` (a shape, paddings, axes: the operands TFLite takes
+    as tensors where nn has attributes)."""
+    array = np.asarray(values, dtype="<i4")
+    return sink.tensor(name, list(array.shape), "int32", data=array.tobytes())
+
+
 def _padding_kind(
     rows_columns: Sequence[int],
     kernel: tuple[int, int],
@@ -160,9 +168,8 @@ def _padded_input(sink: TensorSink, op: nn.ConvolutionOperation) -> int:
     top, left, bottom, right = op.paddings()
     batch, height, width, depth = _shape(op.input)
     padded = (batch, height + top + bottom, width + left + right, depth)
-    pads = np.asarray([[0, 0], [top, bottom], [left, right], [0, 0]], dtype="<i4")
     name = op.input.name_hint or "input"
-    paddings = sink.tensor(f"{name}_paddings", [4, 2], "int32", data=pads.tobytes())
+    paddings = _int32_constant(sink, f"{name}_paddings", [[0, 0], [top, bottom], [left, right], [0, 0]])
     result = sink.tensor(f"{name}_padded", padded, "int8", quant=op.input_quant)
     sink.builder.add_operator("PAD", [_operand(sink, op, op.input), paddings], [result], version=2)
     return result
@@ -190,9 +197,7 @@ def _transpose_convolution(sink: TensorSink, op: nn.TransposeConv2DOp) -> None:
     padding = _padding_kind(out_shape[1:3], op.kernel_size(), op.strides(), (1, 1), op.paddings())
     if padding is None or op.dilations() != (1, 1):
         raise TFLiteExportError(f"{op.name}: TRANSPOSE_CONV pads only as SAME or VALID, without dilation")
-    shape = sink.tensor(
-        f"{op.output.name_hint or 'output'}_shape", [4], "int32", data=np.asarray(out_shape, "<i4").tobytes()
-    )
+    shape = _int32_constant(sink, f"{op.output.name_hint or 'output'}_shape", out_shape)
     inputs = [shape, _operand(sink, op, op.weight), _operand(sink, op, op.input), _operand(sink, op, op.bias)]
     fields = _window_options(op, padding)
     sink.builder.add_operator(
@@ -219,14 +224,17 @@ def _pool(sink: TensorSink, op: nn.Pool2DOp) -> None:
 # --------------------------------------------------------------------------- #
 
 
+_BINARY_OPCODES: dict[type[Operation], str] = {
+    nn.AddOp: "ADD",
+    nn.SubOp: "SUB",
+    nn.MulOp: "MUL",
+    nn.MinimumOp: "MINIMUM",
+    nn.MaximumOp: "MAXIMUM",
+}
+
+
 def _binary(sink: TensorSink, op: nn.BinaryOperation) -> None:
-    opcode = {
-        nn.AddOp: "ADD",
-        nn.SubOp: "SUB",
-        nn.MulOp: "MUL",
-        nn.MinimumOp: "MINIMUM",
-        nn.MaximumOp: "MAXIMUM",
-    }[type(op)]
+    opcode = _BINARY_OPCODES[type(op)]
     activation = op.activation.data
     table: OpOptions | None = None
     if opcode in ("ADD", "SUB", "MUL"):
@@ -248,8 +256,7 @@ def _fully_connected(sink: TensorSink, op: nn.FullyConnectedOp) -> None:
 
 
 def _mean(sink: TensorSink, op: nn.MeanOp) -> None:
-    axes = np.asarray(op.reduced_axes(), dtype="<i4")
-    axis = sink.tensor(f"{op.output.name_hint or 'mean'}_axes", [len(axes)], "int32", data=axes.tobytes())
+    axis = _int32_constant(sink, f"{op.output.name_hint or 'mean'}_axes", op.reduced_axes())
     table = options("ReducerOptions", keep_dims=bool(op.keep_dims.value.data))
     sink.builder.add_operator("MEAN", [_operand(sink, op, op.input), axis], [sink.value(op.output)], table, version=2)
 
@@ -282,15 +289,13 @@ def _leaky_relu(sink: TensorSink, op: nn.LeakyReluOp) -> None:
 
 
 def _pad(sink: TensorSink, op: nn.PadOp) -> None:
-    pads = np.asarray(op.pads(), dtype="<i4")
-    paddings = sink.tensor(f"{op.output.name_hint or 'pad'}_paddings", list(pads.shape), "int32", data=pads.tobytes())
+    paddings = _int32_constant(sink, f"{op.output.name_hint or 'pad'}_paddings", op.pads())
     sink.builder.add_operator("PAD", [_operand(sink, op, op.input), paddings], [sink.value(op.output)], version=2)
 
 
 def _reshape(sink: TensorSink, op: nn.ReshapeOp) -> None:
     shape = list(_shape(op.output))
-    data = np.asarray(shape, dtype="<i4").tobytes()
-    target = sink.tensor(f"{op.output.name_hint or 'reshape'}_shape", [len(shape)], "int32", data=data)
+    target = _int32_constant(sink, f"{op.output.name_hint or 'reshape'}_shape", shape)
     table = options("ReshapeOptions", new_shape=shape)
     sink.builder.add_operator("RESHAPE", [_operand(sink, op, op.input), target], [sink.value(op.output)], table)
 
@@ -312,8 +317,7 @@ def _resize(sink: TensorSink, op: nn.ResizeOp) -> None:
         if nearest
         else ("RESIZE_BILINEAR", "ResizeBilinearOptions")
     )
-    size = np.asarray(_shape(op.output)[1:3], dtype="<i4")
-    target = sink.tensor(f"{op.output.name_hint or 'resize'}_size", [2], "int32", data=size.tobytes())
+    target = _int32_constant(sink, f"{op.output.name_hint or 'resize'}_size", _shape(op.output)[1:3])
     fields = options(
         table,
         align_corners=bool(op.align_corners.value.data),
@@ -329,7 +333,7 @@ _WRITERS: dict[type[Operation], Callable[[TensorSink, nn.NNOperation], None]] = 
     nn.DepthwiseConv2DOp: _convolution,
     nn.TransposeConv2DOp: _transpose_convolution,
     nn.Pool2DOp: _pool,
-    **dict.fromkeys((nn.AddOp, nn.SubOp, nn.MulOp, nn.MinimumOp, nn.MaximumOp), _binary),
+    **dict.fromkeys(_BINARY_OPCODES, _binary),
     nn.FullyConnectedOp: _fully_connected,
     nn.MeanOp: _mean,
     nn.SoftmaxOp: _softmax,
