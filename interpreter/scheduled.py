@@ -522,6 +522,8 @@ def _compute_box(interpreter: Interpreter, op: nn.NNOperation, args: list[np.nda
             inputs.append(array[tuple(index)])
     if cropped is not None:
         result = np.asarray(interpreter.run_op(cropped, tuple(inputs))[0])
+        if cropped is not op:
+            cropped.erase()  # a detached copy: drop its uses of the program's values
         want = tuple(out_shape[a] if a not in SPATIAL_AXES else box.shape[a] for a in range(len(out_shape)))
         if result.shape == want:
             return result[tuple(slice(None) if a in SPATIAL_AXES else target[a] for a in range(len(want)))]

@@ -2,7 +2,9 @@
 
 This deliberately shares no code with the allocator (`planner.memory`, `planner.placement`):
 it reads the placements written into the IR and recomputes every buffer's lifetime from the
-IR alone, so an allocator bug cannot hide behind the same bug in its own bookkeeping.
+IR alone, so an allocator bug cannot hide behind the same bug in its own bookkeeping. (Where
+a stripe loop writes over rows it has read, it rebuilds the loop's stripes from the IR with
+the planner's stripe algebra, `planner.stripes`, and derives the rows itself.)
 
 Steps are the top-level units of the function in order: every `cascade.for_stripes`,
 `cascade.group` and bare `nn` operator is one step. A buffer is live
@@ -16,11 +18,18 @@ Steps are the top-level units of the function in order: every `cascade.for_strip
 * for the SRAM weights of an operator (`cascade.weights_placement`): during its step, and the
   step before when its unit carries `cascade.prefetch`.
 
-Two buffers may share bytes at one step in a single case, an elementwise operator writing its
-output in place over an input that dies there (`_writes_in_place`): both are full tensors at
-the same offset and size, the input's last step is the output's first, and the input is read
-in that step only by the operator writing the output, an `nn` elementwise operator (add, sub,
-mul, minimum, maximum) whose output element depends on the same input element alone.
+Two buffers may share bytes at one step in two cases, both an output written over a full input
+tensor that dies at the output's step (the input's last step is the output's first):
+
+* an elementwise operator writing in place (`_writes_in_place`): both at the same offset and
+  size, the input read in that step only by the operator writing the output, an `nn`
+  elementwise operator (add, sub, mul, minimum, maximum) whose output element depends on the
+  same input element alone;
+* a stripe loop striped on rows first writing its output rows over input rows it has read
+  (`_StripeRows.writes_over_consumed_rows`): the output starts below the input, both take the
+  same bytes per row, dense and placed alike, and at every stripe the bytes written end at or
+  below the first input row read at that stripe or later, or by the writing operator at the
+  stripe before (recomputed here from the loop's stripes and each reader's access relation).
 
 Besides overlaps it checks that offsets are 16-byte aligned, that every buffer holds the
 bytes of the data stored in it (dense NHWC: the tensor, the k rows of a rolling buffer, the
@@ -39,6 +48,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.dialects.func import FuncOp
@@ -57,6 +67,13 @@ from cascade.dialects.cascade import (
     get_placement,
     get_stripe,
 )
+from cascade.passes.cascade_plan import scheduled_program
+from cascade.passes.planner.program import ProgramGraph
+from cascade.passes.planner.stripes import CascadeGeometry
+from cascade.passes.rolling_buffer import group_view
+
+if TYPE_CHECKING:
+    from cascade.passes.planner.memory import Step
 
 WEIGHTS_PLACEMENT_ATTR = "cascade.weights_placement"
 """Discardable attribute of an `nn` operator whose weights are copied into SRAM: where."""
@@ -248,9 +265,105 @@ def _writes_in_place(source: LiveBuffer, output: LiveBuffer) -> bool:
     return isinstance(writer, ELEMENTWISE_OPS) and readers == {writer}
 
 
+class _StripeRows:
+    """The rows stripe loops of one function write and read, from their IR (see
+    `_writes_over_consumed_rows`); the function's planner view is built once, when first
+    needed."""
+
+    def __init__(self, function: FuncOp) -> None:
+        self.function = function
+        self._view: tuple[ProgramGraph, dict[Operation, int], list[Step]] | None = None
+
+    def writes_over_consumed_rows(self, source: LiveBuffer, output: LiveBuffer) -> bool:
+        """Whether `output` is a stripe loop's result written over rows of `source` that no
+        stripe reads any more when they are overwritten (see the module docstring)."""
+        if source.kind != "tensor" or output.kind != "tensor" or source.value is None or output.value is None:
+            return False
+        if source.last != output.first or source.offset < output.offset or source.region != output.region:
+            return False
+        unit = output.value.owner
+        if not isinstance(unit, StripedRegionOp) or source.value not in unit.inputs:
+            return False
+        if unit.get_stripe_order()[:1] != (1,):
+            return False
+        heights = [_rows_of(source.value), _rows_of(output.value)]
+        if heights[0] is None or heights[1] is None:
+            return False
+        # Every row the same bytes, dense and placed: a row starts at the same place whatever
+        # layout the code generator gives each tensor.
+        rows = {_tensor_bytes(source.value) // heights[0], _tensor_bytes(output.value) // heights[1]}
+        rows |= {source.size / heights[0], output.size / heights[1]}
+        if len(rows) != 1:
+            return False
+        row = int(rows.pop())
+        schedule = self._row_schedule(unit, source.value)
+        if schedule is None:
+            return False
+        lead = source.offset - output.offset
+        return all(written_end * row <= lead + free_from * row for written_end, free_from in schedule)
+
+    def _row_schedule(self, unit: StripedRegionOp, source: SSAValue) -> list[tuple[int, int]] | None:
+        """Per stripe of `unit` (striped on rows first), the output row its writer has written
+        up to (exclusive) and the lowest row of `source` read at that stripe or later, or by
+        the writer at the stripe before; None when a reader's rows are unknown."""
+        if self._view is None:
+            view, origin = group_view(self.function)
+            scheduled = scheduled_program(view)
+            index = {origin[op]: i for i, op in enumerate(scheduled.nn_ops)}
+            self._view = (ProgramGraph.build(scheduled.program), index, list(scheduled.steps))
+        graph, index, steps = self._view
+        members = [op for op in unit.body.block.ops if isinstance(op, nn.NNOperation)]
+        step = next(s for s in steps if s.first == index[members[0]])
+        # The planner's stripe algebra, on the loop's stripes as the IR gives them.
+        geometry = CascadeGeometry.build(graph, step.first, step.sink, step.config, step.recompute)
+        source_arg = {operand: arg for arg, operand in zip(unit.input_args, unit.inputs, strict=True)}[source]
+        stripes = list(geometry.stripe_indices())
+        extent = _rows_of(source) or 0
+        lowest: dict[tuple[int, ...], int] = {}
+        writer_lowest: dict[tuple[int, ...], int] = {}
+        for use in source_arg.uses:
+            if use.operation.parent_block() is not unit.body.block:
+                continue  # not part of the loop (an executor's detached copy of an operator)
+            reader = index.get(use.operation)
+            if reader is None:
+                return None
+            roles = graph.ops[reader].attributes.get("operands", ())
+            role = roles[use.index] if use.index < len(roles) else ("input", use.index)
+            axis_map = graph.operands[reader][role[1]].axis_maps.get(1) if role[0] == "input" else None
+            if axis_map is None:
+                return None
+            for stripe in stripes:
+                box = geometry.computed_box(reader, stripe)
+                if box is None:
+                    continue
+                low = max(axis_map.apply(box.offset[1], box.offset[1] + box.shape[1] - 1)[0], 0)
+                lowest[stripe] = min(lowest.get(stripe, extent), low)
+                if reader == geometry.sink:
+                    writer_lowest[stripe] = min(writer_lowest.get(stripe, extent), low)
+        schedule = []
+        later = extent
+        for position in range(len(stripes) - 1, -1, -1):
+            later = min(later, lowest.get(stripes[position], extent))
+            free_from = later
+            if position:
+                free_from = min(free_from, writer_lowest.get(stripes[position - 1], extent))
+            box = geometry.computed_box(geometry.sink, stripes[position])
+            assert box is not None
+            schedule.append((box.offset[1] + box.shape[1], free_from))
+        return schedule
+
+
+def _rows_of(value: SSAValue) -> int | None:
+    """The rows of a 4-D tensor of batch 1, else None."""
+    assert isinstance(value.type, TensorType)
+    shape = value.type.get_shape()
+    return shape[1] if len(shape) == 4 and shape[0] == 1 and shape[1] > 0 else None
+
+
 def check_memory(function: FuncOp) -> list[str]:
     """Problems of the allocation of `function` (empty: none). See the module docstring."""
     buffers, problems = live_buffers(function, None)
+    rows = _StripeRows(function)
     for buffer in buffers:
         if buffer.region != MemoryRegion.SRAM and buffer.kind in SRAM_ONLY_KINDS:
             problems.append(f"{buffer.what}: a {buffer.kind} buffer must be in SRAM, not {buffer.region.value}")
@@ -264,11 +377,11 @@ def check_memory(function: FuncOp) -> list[str]:
         limit = limit_attr.value.data if isinstance(limit_attr, IntegerAttr) else None
         if region == MemoryRegion.DRAM and placed and limit is None:
             problems.append(f"{len(placed)} buffers are placed in DRAM but the function has no {attr_name}")
-        problems += _check_region(placed, limit, limit_name)
+        problems += _check_region(placed, limit, limit_name, rows)
     return problems
 
 
-def _check_region(buffers: list[LiveBuffer], limit: int | None, limit_name: str) -> list[str]:
+def _check_region(buffers: list[LiveBuffer], limit: int | None, limit_name: str, rows: _StripeRows) -> list[str]:
     """Problems of the buffers placed in one memory: alignment, size, bound, overlaps."""
     problems = []
     for buffer in buffers:
@@ -284,9 +397,12 @@ def _check_region(buffers: list[LiveBuffer], limit: int | None, limit_name: str)
         for b in ordered[i + 1 :]:
             if b.offset >= a.end:
                 break
-            if b.size and a.size and a.first <= b.last and b.first <= a.last and not _shares_in_place(a, b):
-                problems.append(
-                    f"{a.what} [{a.offset}, {a.end}) and {b.what} [{b.offset}, {b.end}){where} overlap while both "
-                    f"are live (steps {max(a.first, b.first)}..{min(a.last, b.last)})"
-                )
+            if not (b.size and a.size and a.first <= b.last and b.first <= a.last) or _shares_in_place(a, b):
+                continue
+            if rows.writes_over_consumed_rows(a, b) or rows.writes_over_consumed_rows(b, a):
+                continue
+            problems.append(
+                f"{a.what} [{a.offset}, {a.end}) and {b.what} [{b.offset}, {b.end}){where} overlap while both "
+                f"are live (steps {max(a.first, b.first)}..{min(a.last, b.last)})"
+            )
     return problems

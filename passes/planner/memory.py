@@ -20,9 +20,12 @@ operator's weights.
   live from step 0 to the step of its last reader (the last step if it is also returned).
 * `tensor:<tensor>` for the output of every cascade's sink: `buffer_bytes(t, t.shape)`, live
   from its step to the step of its last reader (the last step if it is a graph output, its own
-  step if nobody reads it). An elementwise sink may instead write **in place** over a full
-  input tensor that dies at this step (`in_place_source`): its buffer is then an alias of that
-  input's buffer (`Buffer.alias_of`: the same storage, so the same offset and no extra bytes).
+  step if nobody reads it). It may instead be written **in place** over a full input tensor
+  that dies at this step (`in_place_output`); its buffer is then an alias of that input's
+  buffer (`Buffer.alias_of`), either at the same offset (an elementwise sink,
+  `in_place_source`: no extra bytes) or, for a cascade striped on rows first, `lead` bytes
+  below it (`consumed_rows_lead`: each stripe's output rows land on input rows no later
+  stripe reads).
 * `step<k>:rolling:<tensor>` for every rolling intermediate of step k:
   `buffer_bytes(t, shape)` with `shape` = the tensor's shape with `depth` on the outer striped
   axis (`CascadeGeometry.buffer_shape`), live at step k only.
@@ -62,7 +65,7 @@ from dataclasses import dataclass
 from cascade.passes.planner.cost import CostModel
 from cascade.passes.planner.graph import OpInfo, TensorInfo
 from cascade.passes.planner.placement import Buffer, align, step_totals
-from cascade.passes.planner.program import ProgramGraph
+from cascade.passes.planner.program import SPATIAL_AXES, ProgramGraph
 from cascade.passes.planner.stripes import CascadeGeometry, StripeConfig
 
 
@@ -122,11 +125,18 @@ def proportional_slice_bytes(whole: int, depth: int, channels: int) -> int:
     return -(-whole * depth // channels)
 
 
+def step_geometry(graph: ProgramGraph, step: Step) -> CascadeGeometry | None:
+    """The stripe geometry of a cascade of several operators (None for one operator)."""
+    if step.first == step.sink:
+        return None
+    return CascadeGeometry.build(graph, step.first, step.sink, step.config, step.recompute)
+
+
 def intermediate_buffers(cost: CostModel, graph: ProgramGraph, cascade: Step, step: int) -> list[Buffer]:
     """The buffers live only during `step`: intermediates and (if kept in SRAM) weights."""
     buffers = []
-    if cascade.first < cascade.sink:
-        geometry = CascadeGeometry.build(graph, cascade.first, cascade.sink, cascade.config, cascade.recompute)
+    geometry = step_geometry(graph, cascade)
+    if geometry is not None:
         for op in range(geometry.first, geometry.sink):
             tensor = graph.ops[op].output
             mode = "rolling" if geometry.is_rolling(op) else "recompute"
@@ -171,6 +181,145 @@ def in_place_source(graph: ProgramGraph, cost: CostModel, first: int, sink: int)
             continue
         return source
     return -1
+
+
+ROWS = SPATIAL_AXES[0]
+"""The axis a cascade writing in place over consumed rows must stripe first."""
+
+
+@dataclass(frozen=True)
+class InPlace:
+    """A cascade's output written over a full input tensor that dies at its step."""
+
+    source: int
+    """The operator whose output tensor is overwritten."""
+    lead: int
+    """Bytes the output starts below that tensor (0: at the same offset)."""
+
+    def saving(self, source_bytes: int, output_bytes: int) -> int:
+        """Bytes saved at the step against two separate buffers: the pair covers
+        max(lead + source, output) instead of source + output."""
+        return source_bytes + output_bytes - max(self.lead + source_bytes, output_bytes)
+
+
+def in_place_output(
+    graph: ProgramGraph, cost: CostModel, first: int, sink: int, geometry: CascadeGeometry | None = None
+) -> InPlace | None:
+    """How the sink of cascade `[first, sink]` may write its output over a full input tensor,
+    or None: in place at the same offset (`in_place_source`), else, given the cascade's
+    `geometry` (which may be that of a longer cascade ending at `sink` with the same stripes),
+    the input tensor whose `consumed_rows_lead` saves most (the earliest on ties)."""
+    source = in_place_source(graph, cost, first, sink)
+    if source >= 0:
+        return InPlace(source, 0)
+    if geometry is None or first == sink or geometry.config.outer_axis != ROWS:
+        return None
+    output_bytes = full_bytes(cost, graph.ops[sink].output)
+    best: InPlace | None = None
+    for candidate in _consumed_sources(graph, cost, first, sink):
+        lead = consumed_rows_lead(graph, cost, first, sink, geometry, candidate)
+        if lead is None:
+            continue
+        found = InPlace(candidate, lead)
+        source_bytes = full_bytes(cost, graph.ops[candidate].output)
+        if found.saving(source_bytes, output_bytes) <= 0:
+            continue
+        if best is None or found.saving(source_bytes, output_bytes) > best.saving(
+            full_bytes(cost, graph.ops[best.source].output), output_bytes
+        ):
+            best = found
+    return best
+
+
+def _consumed_sources(graph: ProgramGraph, cost: CostModel, first: int, sink: int) -> list[int]:
+    """The operators whose output cascade `[first, sink]` reads in full and kills: produced
+    before it, read for the last time in it, not returned, stored row after row with as many
+    bytes per row as the sink's output.
+
+    Both must take as many bytes per row in the target's layout as dense: whatever layout
+    the code generator finally gives each (a tensor a CPU operator writes may be dense where
+    the cost model assumed a padded one), every row then starts where the lead assumes."""
+    output = graph.ops[sink].output
+    output_row = _row_bytes(cost, output)
+    if output_row is None or output_row != _dense_row_bytes(output):
+        return []
+    sources = []
+    for op in range(first, sink + 1):
+        for operand in graph.operands[op]:
+            source = operand.producer
+            if source < 0 or source >= first or graph.last_use[source] > sink or source in sources:
+                continue
+            tensor = graph.ops[source].output
+            if _row_bytes(cost, tensor) == _dense_row_bytes(tensor) == output_row:
+                sources.append(source)
+    return sources
+
+
+def _row_bytes(cost: CostModel, tensor: TensorInfo) -> int | None:
+    """Bytes of one row of `tensor` stored in full, when its rows lie back to back (the
+    full tensor is exactly that many bytes per row); else None."""
+    if len(tensor.shape) != 4:
+        return None
+    row = cost.buffer_bytes(tensor, (tensor.shape[0], 1, *tensor.shape[2:]))
+    if tensor.shape[0] != 1 or cost.buffer_bytes(tensor, tensor.shape) != row * tensor.shape[ROWS]:
+        return None
+    return row
+
+
+def _dense_row_bytes(tensor: TensorInfo) -> int:
+    return tensor.bytes // tensor.shape[ROWS]
+
+
+def consumed_rows_lead(
+    graph: ProgramGraph, cost: CostModel, first: int, sink: int, geometry: CascadeGeometry, source: int
+) -> int | None:
+    """Bytes the output of cascade `[first, sink]`, striped on rows first, must start below
+    the full tensor of `source` for every stripe to write its output rows only over rows of
+    that tensor that are read no more; None if some reader cannot say which rows it reads.
+
+    Stripe t writes output rows up to b(t) and must leave alone the input rows from L(t) on,
+    where L(t) is the lowest row read at stripe t or later, or by the sink at stripe t-1 (the
+    NPU may start a command before the one before it finishes, and Vela orders only a read
+    after an overlapping write): lead = max over t of (b(t) + 1 - L(t)) rows, at least 0.
+    A 3x3 depthwise (padding 1) then a 1x1 convolution in stripes of one row: stripe t
+    writes row t and the depthwise reads from row t-1 on, so the lead is 2 rows.
+    """
+    recompute = geometry.recompute & frozenset(range(first, sink))
+    key = ("consumed_rows_lead", first, sink, geometry.config, recompute, source)
+    if key in graph.memo:
+        return graph.memo[key]  # type: ignore[return-value]
+    tracks = geometry.tracks[ROWS]
+    count = len(tracks[sink].computed)
+    extent = graph.ops[source].output.shape[ROWS]
+    lowest = [extent] * count  # per stripe, the lowest row of `source` read
+    sink_lowest = [extent] * count
+    lead_rows: int | None = 0
+    for reader, position in graph.consumers[source]:
+        if not first <= reader <= sink:
+            continue
+        axis_map = graph.operands[reader][position].axis_maps[ROWS]
+        if axis_map is None:
+            lead_rows = None
+            break
+        for t, interval in enumerate(tracks[reader].computed):
+            if interval is None:
+                continue
+            low = max(axis_map.apply(*interval)[0], 0)
+            lowest[t] = min(lowest[t], low)
+            if reader == sink:
+                sink_lowest[t] = min(sink_lowest[t], low)
+    if lead_rows is not None:
+        later = extent
+        for t in range(count - 1, -1, -1):
+            later = min(later, lowest[t])
+            limit = min(later, sink_lowest[t - 1]) if t else later
+            written = tracks[sink].computed[t]
+            assert written is not None, "the sink computes at every stripe"
+            lead_rows = max(lead_rows, written[1] + 1 - limit)
+    row = _row_bytes(cost, graph.ops[source].output)
+    lead = None if lead_rows is None or row is None else lead_rows * row
+    graph.memo[key] = lead
+    return lead
 
 
 def may_overwrite(cost: CostModel, op: OpInfo, operand: TensorInfo) -> bool:
@@ -225,12 +374,14 @@ def _buffers(
     for index, step in enumerate(steps):
         tensor = graph.ops[step.sink].output
         last = until(graph.last_use[step.sink], index)
-        source = in_place_source(graph, cost, step.first, step.sink)
+        in_place = in_place_output(graph, cost, step.first, step.sink, step_geometry(graph, step))
         memory = dram if tensor.name in spilled else sram
-        if source >= 0 and (graph.ops[source].output.name in spilled) == (tensor.name in spilled):
+        if in_place is not None and (graph.ops[in_place.source].output.name in spilled) == (tensor.name in spilled):
             size = full_bytes(cost, tensor)
-            alias = f"tensor:{graph.ops[source].output.name}"
-            memory.append(Buffer(f"tensor:{tensor.name}", size, index, last, "tensor", alias_of=alias))
+            alias = f"tensor:{graph.ops[in_place.source].output.name}"
+            memory.append(
+                Buffer(f"tensor:{tensor.name}", size, index, last, "tensor", alias_of=alias, lead=in_place.lead)
+            )
         else:
             memory.append(Buffer(f"tensor:{tensor.name}", full_bytes(cost, tensor), index, last))
         sram.extend(intermediate_buffers(cost, graph, step, index))

@@ -5,9 +5,12 @@ every buffer an offset such that buffers live at the same step never overlap. Th
 calls `place` to predict the peak of a plan and the allocator (allocate-memory) calls it again
 on the same buffer list, so the predicted peak is the allocated peak by construction.
 
-A buffer may take over the storage of another (`Buffer.alias_of`: an output written in place
-over an input that dies there); such a chain is placed as one buffer live over the union of
-its members' lifetimes, and every member gets its offset.
+A buffer may take over the storage of another (`Buffer.alias_of`): an output written in place
+over an input that dies there, at the same offset (`lead` 0) or starting `lead` bytes below it
+(a cascade writing output rows over input rows it is done with). Such a chain is one
+*storage*: its members at fixed displacements from the storage's offset, placed together, each
+occupying its own bytes over its own steps. At a step, a storage counts the bytes its live
+members cover (a member and the one it aliases overlap at the step they share).
 
 The heuristic, deterministic throughout (ties broken by buffer name):
 
@@ -46,8 +49,10 @@ class Buffer:
     kind: str = "tensor"
     alias_of: str | None = None
     """The name of a buffer whose storage this one takes over (an operator writing its output
-    in place over an input that dies at this buffer's first step): both are placed at one
-    offset, and at the step they share the bytes count once."""
+    in place over an input that dies at this buffer's first step)."""
+    lead: int = 0
+    """With `alias_of`: how many bytes below the aliased buffer this one starts. 0 (the same
+    bytes) requires the same size."""
 
     def overlaps_in_time(self, other: Buffer) -> bool:
         return self.first_step <= other.last_step and other.first_step <= self.last_step
@@ -74,79 +79,102 @@ def max_live(buffers: Sequence[Buffer]) -> int:
 
 
 def step_totals(buffers: Sequence[Buffer]) -> dict[int, int]:
-    """Total size live at each step, each storage (a buffer and its aliases) counted once."""
-    storages = storage_of(buffers)
-    # Per storage, the steps some member is live in, as disjoint intervals; then running sums
-    # over the steps (`bytes_change`, `live_change`: what starts minus what ended before).
-    members: dict[str, list[tuple[int, int]]] = {}
-    for buffer in buffers:
-        if buffer.first_step <= buffer.last_step:
-            members.setdefault(storages[buffer.name].name, []).append((buffer.first_step, buffer.last_step))
-    size = {storage.name: storage.size for storage in storages.values()}
+    """Total size live at each step, each storage's bytes (a buffer and its aliases) counted
+    once: 32 bytes at displacement 16 and 32 at 0 live at one step cover 48."""
+    storages, displacements = storage_layout(buffers)
+    # Per storage and step, the byte intervals its live members cover; a storage of one buffer
+    # is its size over its steps (most buffers: kept to running sums).
     bytes_change: dict[int, int] = {}
-    live_change: dict[int, int] = {}
-    for name, intervals in members.items():
-        for first, last in _merged(intervals):
-            bytes_change[first] = bytes_change.get(first, 0) + size[name]
-            bytes_change[last + 1] = bytes_change.get(last + 1, 0) - size[name]
-            live_change[first] = live_change.get(first, 0) + 1
-            live_change[last + 1] = live_change.get(last + 1, 0) - 1
+    covered: dict[str, dict[int, list[tuple[int, int]]]] = {}
+    for buffer in buffers:
+        if buffer.first_step > buffer.last_step:
+            continue
+        storage = storages[buffer.name]
+        if storage is buffer:
+            bytes_change[buffer.first_step] = bytes_change.get(buffer.first_step, 0) + buffer.size
+            bytes_change[buffer.last_step + 1] = bytes_change.get(buffer.last_step + 1, 0) - buffer.size
+            continue
+        start = displacements[buffer.name]
+        for step in range(buffer.first_step, buffer.last_step + 1):
+            covered.setdefault(storage.name, {}).setdefault(step, []).append((start, start + buffer.size))
     totals: dict[int, int] = {}
-    total = live = 0
+    total = 0
     changes = sorted(bytes_change)
     for index, step in enumerate(changes[:-1]):
         total += bytes_change[step]
-        live += live_change[step]
-        if live:
-            totals.update(dict.fromkeys(range(step, changes[index + 1]), total))
-    return totals
+        totals.update(dict.fromkeys(range(step, changes[index + 1]), total))
+    for per_step in covered.values():
+        for step, intervals in per_step.items():
+            totals[step] = totals.get(step, 0) + _covered_bytes(intervals)
+    live = {step for b in buffers if b.first_step <= b.last_step for step in range(b.first_step, b.last_step + 1)}
+    return {step: totals.get(step, 0) for step in sorted(live)}
 
 
-def _merged(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Inclusive step intervals merged where they overlap or touch: (0, 2), (3, 4) is (0, 4)."""
-    merged: list[tuple[int, int]] = []
-    for first, last in sorted(intervals):
-        if merged and first <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
-        else:
-            merged.append((first, last))
-    return merged
+def _covered_bytes(intervals: list[tuple[int, int]]) -> int:
+    """Bytes covered by half-open intervals: [0, 32) and [16, 48) cover 48."""
+    total = 0
+    end = None
+    for lo, hi in sorted(intervals):
+        if end is None or lo > end:
+            total += hi - lo
+            end = hi
+        elif hi > end:
+            total += hi - end
+            end = hi
+    return total
 
 
 def storage_of(buffers: Sequence[Buffer]) -> dict[str, Buffer]:
-    """For every buffer, the storage it lives in: itself, or for a chain of aliases one buffer
-    named after the chain's first buffer, of its size, live from the first member's first step
-    to the last member's last step."""
+    """For every buffer, the storage it lives in (`storage_layout`)."""
+    return storage_layout(buffers)[0]
+
+
+def storage_layout(buffers: Sequence[Buffer]) -> tuple[dict[str, Buffer], dict[str, int]]:
+    """For every buffer, the storage it lives in and its displacement in it.
+
+    A buffer that aliases nothing and that nothing aliases is its own storage, displacement 0.
+    A chain of aliases is one storage named after its first buffer (the one aliasing nothing),
+    spanning its members (each `lead` bytes below the one it aliases, the lowest at
+    displacement 0), live from the first member's first step to the last member's last step.
+    """
     by_name = {b.name: b for b in buffers}
     if len(by_name) == len(buffers) and all(b.alias_of is None for b in buffers):
-        return by_name  # no chains: every buffer is its own storage
+        return by_name, dict.fromkeys(by_name, 0)  # no chains: every buffer is its own storage
     root: dict[str, str] = {}
+    relative: dict[str, int] = {}  # position relative to the chain's first buffer
     for buffer in buffers:
-        current, seen = buffer, {buffer.name}
-        while current.alias_of is not None:
-            target = by_name.get(current.alias_of)
+        chain = [buffer]
+        while chain[-1].alias_of is not None:
+            current = chain[-1]
+            target = by_name.get(current.alias_of)  # type: ignore[arg-type]
             if target is None:
                 raise ValueError(f"buffer {current.name} aliases {current.alias_of}, which is not in the list")
-            if target.size != current.size:
+            if current.lead < 0 or current.lead % ALIGNMENT:
+                raise ValueError(f"buffer {current.name}: lead {current.lead} is not a multiple of {ALIGNMENT}")
+            if not current.lead and target.size != current.size:
                 raise ValueError(f"buffer {current.name} ({current.size} bytes) aliases {target.name} ({target.size})")
-            if target.name in seen:
+            if target in chain:
                 raise ValueError(f"buffer {buffer.name}: aliases form a cycle")
-            seen.add(target.name)
-            current = target
-        root[buffer.name] = current.name
+            chain.append(target)
+        root[buffer.name] = chain[-1].name
+        relative[buffer.name] = -sum(member.lead for member in chain[:-1])
     members: dict[str, list[Buffer]] = {}
     for buffer in buffers:
         members.setdefault(root[buffer.name], []).append(buffer)
-    storages = {}
+    storages: dict[str, Buffer] = {}
+    displacements: dict[str, int] = {}
     for name, group in members.items():
         if len(group) == 1:  # its own storage: it aliases nothing, nothing aliases it
-            storages[name] = group[0]
+            storages[name], displacements[name] = group[0], 0
             continue
+        low = min(relative[b.name] for b in group)
+        span = max(relative[b.name] - low + b.size for b in group)
         first = min(b.first_step for b in group)
         last = max(b.last_step for b in group)
-        storage = Buffer(name, by_name[name].size, first, last, by_name[name].kind)
-        storages.update({b.name: storage for b in group})
-    return storages
+        storage = Buffer(name, span, first, last, by_name[name].kind)
+        for b in group:
+            storages[b.name], displacements[b.name] = storage, relative[b.name] - low
+    return storages, displacements
 
 
 _ORDERS: tuple[tuple[str, Callable[[Buffer], tuple[object, ...]]], ...] = (
@@ -173,24 +201,44 @@ def place(buffers: Sequence[Buffer], effort: int = DEFAULT_EFFORT) -> Placement:
     for buffer in buffers:
         if buffer.first_step > buffer.last_step:
             raise ValueError(f"buffer {buffer.name} ends before it starts")
-    storages = storage_of(buffers)
+    storages, displacements = storage_layout(buffers)
     distinct = list({storage.name: storage for storage in storages.values()}.values())
-    placement = _place_distinct(distinct, effort)
-    placement.offsets.update({name: placement.offsets[storage.name] for name, storage in storages.items()})
-    return placement
+    parts: dict[str, list[Part]] = {}
+    for buffer in buffers:
+        storage = storages[buffer.name]
+        if storage is not buffer and buffer.size:
+            parts.setdefault(storage.name, []).append(
+                Part(displacements[buffer.name], buffer.size, buffer.first_step, buffer.last_step)
+            )
+    placement = _place_distinct(distinct, effort, {name: tuple(p) for name, p in parts.items()}, max_live(buffers))
+    offsets = {name: placement.offsets[storage.name] + displacements[name] for name, storage in storages.items()}
+    return Placement(offsets, placement.peak, placement.order)
 
 
-def _place_distinct(buffers: Sequence[Buffer], effort: int) -> Placement:
-    """`place` for buffers that share no storage."""
+@dataclass(frozen=True)
+class Part:
+    """A member of a storage of several buffers: its bytes [displacement, displacement + size)
+    from the storage's offset, over steps first..last."""
+
+    displacement: int
+    size: int
+    first: int
+    last: int
+
+
+def _place_distinct(
+    buffers: Sequence[Buffer], effort: int, parts: dict[str, tuple[Part, ...]], lower_bound: int
+) -> Placement:
+    """`place` for buffers that share no storage; `parts` gives the members of the storages
+    of several buffers (the others occupy their size over their steps)."""
     for buffer in buffers:
         if buffer.size % ALIGNMENT or buffer.size < 0:
             raise ValueError(f"buffer {buffer.name} size {buffer.size} is not a multiple of {ALIGNMENT}")
-    long_lived = [b for b in buffers if b.first_step < b.last_step and b.size]
-    single = [b for b in buffers if b.first_step == b.last_step and b.size]
+    long_lived = [b for b in buffers if (b.first_step < b.last_step or b.name in parts) and b.size]
+    single = [b for b in buffers if b.first_step == b.last_step and b.name not in parts and b.size]
     empty = {b.name: 0 for b in buffers if not b.size}
-    lower_bound = max_live(buffers)
-    together = _Problem([*long_lived, *_step_blocks(single)])
-    apart = _Problem(long_lived)
+    together = _Problem([*long_lived, *_step_blocks(single)], parts)
+    apart = _Problem(long_lived, parts)
     best: Placement | None = None
     best_order: list[int] = []
     for order_name, key in _ORDERS:
@@ -202,7 +250,7 @@ def _place_distinct(buffers: Sequence[Buffer], effort: int) -> Placement:
                 named = _expand_blocks(problem.named(offsets), single)
             else:
                 named = problem.named(offsets)
-                named.update(_fill_steps(long_lived, named, single))
+                named.update(_fill_steps(apart, named, single))
             peak = max((named[b.name] + b.size for b in buffers if b.size), default=0)
             if best is None or peak < best.peak:
                 best = Placement({**named, **empty}, peak, f"{order_name}{'+blocks' if problem is together else ''}")
@@ -223,9 +271,11 @@ def _place_distinct(buffers: Sequence[Buffer], effort: int) -> Placement:
 class _Problem:
     """Buffers to place, with the pairs that are live at a common step precomputed."""
 
-    def __init__(self, items: list[Buffer]) -> None:
+    def __init__(self, items: list[Buffer], parts: dict[str, tuple[Part, ...]] | None = None) -> None:
         self.items = items
         self.sizes = [b.size for b in items]
+        parts = parts or {}
+        self.parts = [parts.get(b.name) or (Part(0, b.size, b.first_step, b.last_step),) for b in items]
         by_start = sorted(range(len(items)), key=lambda i: items[i].first_step)
         self.overlaps: list[list[int]] = [[] for _ in items]
         for position, i in enumerate(by_start):
@@ -234,6 +284,9 @@ class _Problem:
                     break
                 self.overlaps[i].append(j)
                 self.overlaps[j].append(i)
+        compound = [len(p) > 1 for p in self.parts]
+        self.near_compound = [compound[i] or any(compound[j] for j in self.overlaps[i]) for i in range(len(items))]
+        """Whether an item or one it meets is a storage of several buffers (`_lowest_fit`)."""
 
     def order(self, key: Callable[[Buffer], tuple[object, ...]]) -> list[int]:
         return sorted(range(len(self.items)), key=lambda i: key(self.items[i]))
@@ -255,7 +308,11 @@ class _Problem:
         else:
             offsets = [-1] * len(self.items)
         offset_of = offsets.__getitem__
+        near_compound = self.near_compound
         for i in order[placed:]:
+            if near_compound[i]:
+                offsets[i] = self._lowest_fit(i, offsets)
+                continue
             size = sizes[i]
             # The placed buffers it overlaps in time, lowest first (the planner's hottest loop:
             # sorting indices by offset beats sorting (start, end) pairs; ties cannot matter,
@@ -272,6 +329,35 @@ class _Problem:
                     offset = end
             offsets[i] = offset
         return offsets
+
+    def _lowest_fit(self, i: int, offsets: list[int]) -> int:
+        """`first_fit`'s offset for item `i` where some part of a storage is involved: the
+        lowest offset at which none of its parts meets a placed part live at a common step."""
+        blocked = []  # offsets x with low < x < high put a part of i on a placed part
+        for j in self.overlaps[i]:
+            if offsets[j] < 0:
+                continue
+            for mine in self.parts[i]:
+                for theirs in self.parts[j]:
+                    if mine.first <= theirs.last and theirs.first <= mine.last:
+                        start = offsets[j] + theirs.displacement - mine.displacement
+                        blocked.append((start - mine.size, start + theirs.size))
+        blocked.sort()
+        offset = 0
+        for low, high in blocked:
+            if low >= offset:
+                break
+            if high > offset:
+                offset = high
+        return offset
+
+    def occupied(self, i: int, offset: int, step: int) -> list[tuple[int, int]]:
+        """The bytes item `i` placed at `offset` occupies at `step`."""
+        return [
+            (offset + part.displacement, offset + part.displacement + part.size)
+            for part in self.parts[i]
+            if part.first <= step <= part.last
+        ]
 
     def peak(self, offsets: list[int]) -> int:
         return max((o + s for o, s in zip(offsets, self.sizes, strict=True)), default=0)
@@ -335,7 +421,7 @@ def _expand_blocks(offsets: dict[str, int], single: Sequence[Buffer]) -> dict[st
     return result
 
 
-def _fill_steps(long_lived: Sequence[Buffer], offsets: dict[str, int], single: Sequence[Buffer]) -> dict[str, int]:
+def _fill_steps(long_lived: _Problem, offsets: dict[str, int], single: Sequence[Buffer]) -> dict[str, int]:
     """Place single-step buffers step by step into the gaps the long-lived buffers leave."""
     by_step: dict[int, list[Buffer]] = {}
     for buffer in single:
@@ -343,7 +429,10 @@ def _fill_steps(long_lived: Sequence[Buffer], offsets: dict[str, int], single: S
     result: dict[str, int] = {}
     for step in sorted(by_step):
         occupied = sorted(
-            (offsets[b.name], offsets[b.name] + b.size) for b in long_lived if b.first_step <= step <= b.last_step
+            interval
+            for i, b in enumerate(long_lived.items)
+            if b.first_step <= step <= b.last_step
+            for interval in long_lived.occupied(i, offsets[b.name], step)
         )
         gaps: list[list[int]] = []  # [start, end) free intervals below the top
         cursor = 0

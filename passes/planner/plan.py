@@ -33,8 +33,10 @@ largest, with that many bytes.
 The reported `lower_bound` is the **row-striping lower bound**: the smallest possible largest
 step memory of a plan whose multi-operator cascades stripe rows one at a time (stripe height 1
 at every sink, minimal rolling windows: every rolling intermediate keeps exactly the rows its
-consumers' windows need), not counting weights and before placement. Stripes of one row give
-the smallest window of every intermediate, so no row-striped plan over the same candidate
+consumers' windows need; an output written over the input rows its cascade has read, where
+`memory.in_place_output` allows, as close above them as one-row stripes let it start), not
+counting weights and before placement. Stripes of one row give the smallest window of every
+intermediate and the smallest such lead, so no row-striped plan over the same candidate
 cascades can do better; 2-D stripes with recompute intermediates can (they keep less than a
 full row), which is why plans may report a peak below it.
 
@@ -643,6 +645,7 @@ def row_lower_bound(graph: ProgramGraph, candidates: Candidates) -> int:
         for first in range(sink - 1, start - 1, -1):
             shape = geometry.buffer_shape(first)
             intermediates += align(candidates.cost.buffer_bytes(graph.ops[first].output, shape))
-            weights[(first, sink)] = candidates.base(first, sink) + intermediates
+            saving = candidates.in_place_saving(first, sink, geometry)
+            weights[(first, sink)] = candidates.base(first, sink) + intermediates - saving
     bound = minimax_path(graph.size, weights)
     return bound or 0

@@ -42,6 +42,10 @@ A range's points are Pareto-culled on (memory, cycles), a point faster without p
 every smaller one kept too, and, if more than `max_points` remain, thinned evenly keeping both
 extremes (deterministic).
 
+A cascade striped on rows first may write its output over the rows of a dying full input
+it has read (`memory.in_place_output`): its points then count the two tensors as the bytes
+they cover together at its step (`Candidates.in_place_saving`).
+
 The partition DP
 ----------------
 A plan is a path from position 0 to `n` whose edges are candidate cascades. The buffers live
@@ -97,9 +101,11 @@ from cascade import parallel
 from cascade.dialects.access import Region
 from cascade.passes.planner.cost import CostModel
 from cascade.passes.planner.memory import (
+    ROWS,
     SLICE_GRANULE,
     full_bytes,
     full_tensors_of,
+    in_place_output,
     in_place_source,
     slice_depth,
     sliced_weight_bytes,
@@ -582,6 +588,7 @@ class Candidates:
         self.out_bytes = [0 if op.output.name in spilled else full_bytes(cost, op.output) for op in graph.ops]
         self._penalties: dict[tuple[int, int, bool], int] = {}
         self._bases: dict[tuple[int, int], int] = {}
+        self._savings: dict[tuple[int, int, int, frozenset[int]], int] = {}
         self.weight_bytes = [weight_bytes(cost, graph, op) for op in range(graph.size)]
         self.has_npu_weights = [self._has_npu_weights(op) for op in range(graph.size)]
         self.evaluated = 0
@@ -626,6 +633,9 @@ class Candidates:
         first, sink, mode = edge.first, edge.sink, point.weights_in_sram
         penalty = self.spill_penalty(first, sink, mode) - resident.spill_penalty(first, sink, mode)
         memory = point.memory - resident.base(first, sink) + self.base(first, sink)
+        if point.config.order and first < sink:
+            geometry = self._geometry(sink, first, point.config, point.recompute)
+            memory += resident.in_place_saving(first, sink, geometry) - self.in_place_saving(first, sink, geometry)
         moved = replace(point, memory=memory, compute=point.compute + penalty)
         if point.slice_depth:
             channels = self.graph.output_shape(edge.sink)[-1]
@@ -661,6 +671,25 @@ class Candidates:
             in_place = in_place_source(self.graph, self.cost, first, sink) >= 0
             self._bases[key] = self.live_before[first] + (0 if in_place else self.out_bytes[sink])
         return self._bases[key]
+
+    def in_place_saving(self, first: int, sink: int, geometry: CascadeGeometry) -> int:
+        """Bytes cascade [first, sink] saves at its step by writing its output over rows of a
+        dying input it has read (`memory.in_place_output` with a lead), both in SRAM; `base`
+        already counts an elementwise output in place. `geometry` may be a longer cascade's
+        ending at `sink` with the same stripes."""
+        config = geometry.config
+        if config.outer_axis != ROWS or first == sink:
+            return 0
+        recompute = geometry.recompute & frozenset(range(first, sink))
+        key = (first, sink, config.sizes[0], recompute)
+        saving = self._savings.get(key)
+        if saving is None:
+            saving = 0
+            found = in_place_output(self.graph, self.cost, first, sink, geometry)
+            if found is not None and found.lead and self.out_bytes[found.source] and self.out_bytes[sink]:
+                saving = found.saving(self.out_bytes[found.source], self.out_bytes[sink])
+            self._savings[key] = saving
+        return saving
 
     def edges(self) -> list[Edge]:
         """The candidate cascades of every sink, their points culled (module docstring).
@@ -734,7 +763,7 @@ class Candidates:
         some sends back. Not the stripe geometry memoised on the graph: on mbv2_100_224 it would
         make the child's 1 MB answer 3.7 MB, and only the front's few cascades need it again."""
         memos = [*self.pricer.memos(), *self.exact_pricer.memos()]
-        memos += [self._op_cycles, self._buffer_bytes, self._penalties, self._bases]  # type: ignore[list-item]
+        memos += [self._op_cycles, self._buffer_bytes, self._penalties, self._bases, self._savings]  # type: ignore[list-item]
         return list({id(memo): memo for memo in memos}.values())  # the pricers share some
 
     def _built_elsewhere(self, sinks: range) -> _BuiltElsewhere:
@@ -984,7 +1013,7 @@ class Candidates:
             for mode in (True, False):
                 cycles[mode] += per_op_cycles[(first, mode)]
             effective = frozenset(op for op in geometry.recompute if op >= first)
-            memory = self.base(first, sink) + intermediates
+            memory = self.base(first, sink) + intermediates - self.in_place_saving(first, sink, geometry)
             for weights_in_sram in _weight_modes(has_npu_weights):
                 self.evaluated += 1
                 points[first].append(

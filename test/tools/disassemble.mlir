@@ -18,12 +18,13 @@
 // RUN: not cascade-opt --disassemble %t.cs --rolling-buffer 2>&1 | filecheck %s --check-prefix=NO-PASSES
 // RUN: not cascade-opt --disassemble %t.cs --report %t.json 2>&1 | filecheck %s --check-prefix=NO-REPORT
 
-// The stream opens with the copy of the second convolution's weights, prefetched while the
-// first one runs.
+// The stream opens with the copies of the weights of the two convolutions of the first
+// cascade, prefetched while the first convolution runs (its own weights stream from flash).
 // CHECK:      builtin.module {
 // CHECK-NEXT:   ethosu.command_stream "ethos-u55-128" {
 // CHECK-NEXT:     ethosu.dma src <0, {{.*}}> dest <1, {{.*}}>
-// CHECK-NEXT:     ethosu.conv2d ifm <i8, region 1, shape [32, 32, 3]
+// CHECK-NEXT:     ethosu.dma src <0, {{.*}}> dest <1, {{.*}}>
+// CHECK-NEXT:     ethosu.conv2d ifm <i8, region 1, shape [32, 32, 3], {{.*}} weights [#ethosu.address_range<0,
 // CHECK-NOT:  ethosu.flash
 
 // REPRINT: // ethosu.command_stream 0 (ethos-u55-128): command stream, {{[0-9]+}} words

@@ -22,7 +22,7 @@ from cascade.passes.memory_check import check_memory, live_buffers, top_level_un
 from cascade.passes.planner.memory import Step, plan_buffers
 from cascade.passes.planner.placement import Buffer, place, step_totals
 from cascade.passes.planner.program import ProgramGraph
-from cascade.passes.planner.stripes import UNSTRIPED
+from cascade.passes.planner.stripes import UNSTRIPED, StripeConfig
 from cascade.passes.planner.testing import AnalyticalCost, ToyProgram
 from cascade.passes.rolling_buffer import RollingBufferPass
 
@@ -157,3 +157,109 @@ def test_the_checker_accepts_only_an_exact_in_place_elementwise_write(resnet8_at
     else:
         pytest.fail("no convolution with a dying full input in resnet8's plan")
     assert any("overlap" in p for p in check_memory(function))
+
+
+# --------------------------------------------------------------------------- #
+# A cascade writing its output rows over input rows it has read
+# --------------------------------------------------------------------------- #
+
+
+def _depthwise_block(stride: int = 1) -> ToyProgram:
+    program = ToyProgram((1, 8, 6, 4))
+    y = program.conv(program.x, 1, channels=8)
+    t = program.dw(y, 3, s=stride, pad=1)
+    program.conv(t, 1, channels=8)
+    return program
+
+
+@pytest.mark.parametrize(("rows", "lead_rows"), [(1, 2), (2, 3), (4, 5)])
+def test_a_cascade_writes_its_output_from_the_rows_it_no_longer_reads(rows, lead_rows):
+    # y (1x8x6x8, rows of 6*8 = 48 bytes, 384 in all) alone, then [depthwise 3x3 pad 1, 1x1
+    # conv] in stripes of `rows` rows writing the output (the same 48-byte rows) over y. Stripe
+    # t writes output rows up to (t+1)*rows - 1 while the depthwise reads y from row t*rows - 1
+    # on: the output starts (t+1)*rows - (t*rows - 1) = rows + 1 rows below y.
+    graph = ProgramGraph.build(_depthwise_block())
+    steps = [
+        Step(0, 0, UNSTRIPED, frozenset(), False),
+        Step(1, 2, StripeConfig((1,), (rows,)), frozenset(), False),
+    ]
+    buffers = plan_buffers(graph, steps, AnalyticalCost())
+    out = next(b for b in buffers if b.alias_of is not None)
+    assert (out.name, out.alias_of, out.lead) == ("tensor:t2", "tensor:t0", lead_rows * 48)
+    # Step 1: y and the output cover 384 + lead bytes; the depthwise's rolling buffer holds
+    # the `rows` rows the 1x1 conv reads (48 bytes each).
+    assert step_totals(buffers)[1] == 384 + lead_rows * 48 + rows * 48
+    placement = place(buffers)
+    assert placement.offsets[out.name] == placement.offsets["tensor:t0"] - lead_rows * 48
+
+
+def test_no_cascade_output_over_rows_of_another_size():
+    # A stride-2 depthwise halves the rows and the columns: output rows of 3*8 = 24 bytes
+    # cannot land row for row on y's 48-byte rows.
+    graph = ProgramGraph.build(_depthwise_block(stride=2))
+    steps = [Step(0, 0, UNSTRIPED, frozenset(), False), Step(1, 2, StripeConfig((1,), (1,)), frozenset(), False)]
+    assert not any(b.alias_of for b in plan_buffers(graph, steps, AnalyticalCost()))
+
+
+DS_CNN = ROOT / "test" / "models" / "ds_cnn_kws_nosoftmax.tflite"
+DS_CNN_BUDGET = 14400
+"""Below the 16000 bytes that two full 25x5x64 feature maps of ds_cnn_kws take, the least any
+plan needed before cascades could write their output over the rows they had read."""
+
+
+@pytest.fixture(scope="module")
+def ds_cnn_over_consumed_rows() -> tuple[ModuleOp, ModuleOp]:
+    original = load_module(DS_CNN)
+    module = original.clone()
+    ctx = make_context()
+    CascadePlanPass(accelerator=ACCELERATOR, sram_budget=DS_CNN_BUDGET).apply(ctx, module)
+    RollingBufferPass().apply(ctx, module)
+    AllocateMemoryPass(accelerator=ACCELERATOR).apply(ctx, module)
+    module.verify()
+    return original, module
+
+
+def _over_consumed_rows(module: ModuleOp) -> list[tuple[object, object]]:
+    """(source, output) full-tensor pairs where the output starts below the source and the
+    two share bytes at the step where the source dies."""
+    buffers = [b for b in live_buffers(main_function(module))[0] if b.kind == "tensor"]
+    return [
+        (a, b) for a in buffers for b in buffers if a is not b and b.offset < a.offset < b.end and a.last == b.first
+    ]
+
+
+def test_ds_cnn_under_two_feature_maps_runs_bit_exact(ds_cnn_over_consumed_rows):
+    original, module = ds_cnn_over_consumed_rows
+    function = main_function(module)
+    assert function.attributes["cascade.allocated_peak_bytes"].value.data <= DS_CNN_BUDGET  # type: ignore[union-attr]
+    pairs = _over_consumed_rows(module)
+    assert pairs, "no cascade wrote its output over rows it had read"
+    assert all(isinstance(output.value.owner, StripedRegionOp) for _, output in pairs)  # type: ignore[union-attr]
+    assert check_memory(function) == []
+    for seed in range(2):
+        inputs = [np.random.default_rng(seed).integers(-128, 128, size=(1, 49, 10, 1), dtype=np.int8)]
+        reference = run_program(original, inputs)
+        assert len(np.unique(reference.outputs[0])) > 1
+        compared, mismatches = compare_with_nn(original, run_scheduled(module, inputs), reference)
+        assert compared > 0
+        assert not mismatches, mismatches
+    lowered = module.clone()
+    LowerToEthosUPass(accelerator=ACCELERATOR).apply(make_context(), lowered)
+    inputs = [np.random.default_rng(5).integers(-128, 128, size=(1, 49, 10, 1), dtype=np.int8)]
+    want = run_program(original, inputs).outputs
+    got = run_lowered(lowered, inputs)
+    assert all(np.array_equal(w, g) for w, g in zip(want, got, strict=True))
+
+
+def test_the_checker_wants_the_output_a_whole_row_below_what_is_still_read(ds_cnn_over_consumed_rows):
+    _, module = ds_cnn_over_consumed_rows
+    source, output = _over_consumed_rows(module)[0]
+    index = list(live_buffers(main_function(module))[0]).index(output)
+    # One 5x64 row (320 bytes) higher, the output's last rows of a stripe would land on a row
+    # the next stripe's depthwise still reads (or the one the NPU may still be reading).
+    shifted = module.clone()
+    moved = live_buffers(main_function(shifted))[0][index]
+    set_placement(moved.value.owner, PlacementAttr(MemoryRegion.SRAM, output.offset + 320, output.size))  # type: ignore[union-attr, arg-type]
+    assert any("overlap" in p for p in check_memory(main_function(shifted)))
+    # And the source must die where the output starts: reading it later is an overlap.
+    assert source.last == output.first  # type: ignore[attr-defined]

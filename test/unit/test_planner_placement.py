@@ -93,6 +93,90 @@ def buffer_lists(draw: st.DrawFn, aliases: bool = False) -> list[Buffer]:
     return buffers
 
 
+@st.composite
+def lead_chains(draw: st.DrawFn) -> list[Buffer]:
+    """Buffers where a buffer may take over the storage of an earlier one nothing aliases yet
+    from `lead` bytes below it (any size), or at the same offset (the same size)."""
+    count = draw(st.integers(1, 20))
+    buffers: list[Buffer] = []
+    for index in range(count):
+        first = draw(st.integers(0, 8))
+        last = first + draw(st.integers(0, 3))
+        free = [b for b in buffers if not any(other.alias_of == b.name for other in buffers)]
+        if free and draw(st.booleans()):
+            target = draw(st.sampled_from(free))
+            lead = 16 * draw(st.integers(0, 6))
+            size = target.size if not lead else 16 * draw(st.integers(1, 30))
+            buffers.append(Buffer(f"b{index}", size, first, last, alias_of=target.name, lead=lead))
+        else:
+            buffers.append(Buffer(f"b{index}", 16 * draw(st.integers(1, 30)), first, last))
+    return buffers
+
+
+def _chain_positions(buffers: list[Buffer]) -> dict[str, tuple[str, int]]:
+    """Per buffer, its chain's first buffer and its position from it, walking the leads."""
+    by_name = {b.name: b for b in buffers}
+    positions = {}
+    for buffer in buffers:
+        current, position = buffer, 0
+        while current.alias_of is not None:
+            position -= current.lead
+            current = by_name[current.alias_of]
+        positions[buffer.name] = (current.name, position)
+    return positions
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(lead_chains())
+def test_a_chain_with_leads_keeps_its_displacements_and_meets_no_other_buffer(buffers):
+    placement = place(buffers)
+    offsets = placement.offsets
+    positions = _chain_positions(buffers)
+    by_name = {b.name: b for b in buffers}
+    for buffer in buffers:
+        assert offsets[buffer.name] >= 0
+        assert offsets[buffer.name] % ALIGNMENT == 0
+        if buffer.alias_of is not None:
+            assert offsets[buffer.name] == offsets[buffer.alias_of] - buffer.lead
+    for i, a in enumerate(buffers):
+        for b in buffers[i + 1 :]:
+            if positions[a.name][0] == positions[b.name][0] or not a.overlaps_in_time(b):
+                continue
+            assert offsets[a.name] + a.size <= offsets[b.name] or offsets[b.name] + b.size <= offsets[a.name]
+    assert placement.peak == max(offsets[b.name] + b.size for b in buffers)
+    assert placement.peak >= max_live(buffers)
+    # Brute force: at every step, the bytes the live buffers cover, each chain on its own.
+    expected = {}
+    for step in range(0, 20):
+        live = [b for b in buffers if b.first_step <= step <= b.last_step]
+        if not live:
+            continue
+        covered: dict[str, set[int]] = {}
+        for b in live:
+            root, position = positions[b.name]
+            covered.setdefault(root, set()).update(range(position, position + by_name[b.name].size))
+        expected[step] = sum(len(cells) for cells in covered.values())
+    assert step_totals(buffers) == expected
+
+
+def test_a_lead_puts_the_output_below_its_source():
+    # a (64 bytes, steps 0..1) is overwritten from 32 bytes below by b (64, steps 1..2); c (32)
+    # lives at step 0 only, d (32) at step 2 only. Step 1 covers 32 + 64 = 96 bytes.
+    buffers = [
+        Buffer("a", 64, 0, 1),
+        Buffer("b", 64, 1, 2, alias_of="a", lead=32),
+        Buffer("c", 32, 0, 0),
+        Buffer("d", 32, 2, 2),
+    ]
+    assert step_totals(buffers) == {0: 96, 1: 96, 2: 96}
+    placement = place(buffers)
+    assert placement.offsets["b"] == placement.offsets["a"] - 32
+    # c fits in the 32 bytes below a at step 0, d in those above b at step 2: peak 96.
+    assert placement.peak == 96
+    with pytest.raises(ValueError, match="lead 8"):
+        place([Buffer("a", 64, 0, 1), Buffer("b", 64, 1, 2, alias_of="a", lead=8)])
+
+
 @settings(max_examples=100, deadline=None, derandomize=True)
 @given(buffer_lists())
 def test_random_placements_are_valid(buffers):
