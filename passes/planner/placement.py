@@ -284,9 +284,20 @@ class _Problem:
                     break
                 self.overlaps[i].append(j)
                 self.overlaps[j].append(i)
-        compound = [len(p) > 1 for p in self.parts]
-        self.near_compound = [compound[i] or any(compound[j] for j in self.overlaps[i]) for i in range(len(items))]
-        """Whether an item or one it meets is a storage of several buffers (`_lowest_fit`)."""
+        self.compound = [len(p) > 1 for p in self.parts]
+        """Whether an item is a storage of several buffers (placed by `_lowest_fit`)."""
+        self.neighbour_parts: list[list[tuple[int, int, int]] | None] = [None] * len(items)
+        """For a buffer of its own that meets a storage of several: (item, displacement, size)
+        of every part of the items it meets that is live at one of its steps."""
+        for i, item in enumerate(items):
+            if self.compound[i] or not any(self.compound[j] for j in self.overlaps[i]):
+                continue
+            self.neighbour_parts[i] = [
+                (j, part.displacement, part.size)
+                for j in self.overlaps[i]
+                for part in self.parts[j]
+                if part.first <= item.last_step and item.first_step <= part.last
+            ]
 
     def order(self, key: Callable[[Buffer], tuple[object, ...]]) -> list[int]:
         return sorted(range(len(self.items)), key=lambda i: key(self.items[i]))
@@ -308,12 +319,18 @@ class _Problem:
         else:
             offsets = [-1] * len(self.items)
         offset_of = offsets.__getitem__
-        near_compound = self.near_compound
+        compound, neighbour_parts = self.compound, self.neighbour_parts
         for i in order[placed:]:
-            if near_compound[i]:
+            if compound[i]:
                 offsets[i] = self._lowest_fit(i, offsets)
                 continue
             size = sizes[i]
+            parts = neighbour_parts[i]
+            if parts is not None:
+                offsets[i] = _lowest_gap(
+                    sorted((offsets[j] + d, offsets[j] + d + s) for j, d, s in parts if offsets[j] >= 0), size
+                )
+                continue
             # The placed buffers it overlaps in time, lowest first (the planner's hottest loop:
             # sorting indices by offset beats sorting (start, end) pairs; ties cannot matter,
             # each interval ending above its start).
@@ -342,14 +359,7 @@ class _Problem:
                     if mine.first <= theirs.last and theirs.first <= mine.last:
                         start = offsets[j] + theirs.displacement - mine.displacement
                         blocked.append((start - mine.size, start + theirs.size))
-        blocked.sort()
-        offset = 0
-        for low, high in blocked:
-            if low >= offset:
-                break
-            if high > offset:
-                offset = high
-        return offset
+        return _lowest_gap(sorted(blocked), 0)
 
     def occupied(self, i: int, offset: int, step: int) -> list[tuple[int, int]]:
         """The bytes item `i` placed at `offset` occupies at `step`."""
@@ -395,6 +405,18 @@ class _Problem:
         """The position in `order` of the buffer that ends highest (the first on ties)."""
         sizes = self.sizes
         return max(range(len(order)), key=lambda k: (offsets[order[k]] + sizes[order[k]], -k))
+
+
+def _lowest_gap(occupied: list[tuple[int, int]], size: int) -> int:
+    """The lowest offset where `size` bytes meet none of the `occupied` [start, end) ranges,
+    sorted by start."""
+    offset = 0
+    for start, end in occupied:
+        if start >= offset + size:
+            break
+        if end > offset:
+            offset = end
+    return offset
 
 
 _BLOCK_PREFIX = "\0step-block:"

@@ -645,7 +645,7 @@ def row_lower_bound(graph: ProgramGraph, candidates: Candidates) -> int:
         for first in range(sink - 1, start - 1, -1):
             shape = geometry.buffer_shape(first)
             intermediates += align(candidates.cost.buffer_bytes(graph.ops[first].output, shape))
-            saving = candidates.in_place_saving(first, sink, geometry)
+            saving = candidates.in_place_saving(first, sink, config, frozenset(), geometry)
             weights[(first, sink)] = candidates.base(first, sink) + intermediates - saving
     bound = minimax_path(graph.size, weights)
     return bound or 0

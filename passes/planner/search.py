@@ -633,9 +633,8 @@ class Candidates:
         first, sink, mode = edge.first, edge.sink, point.weights_in_sram
         penalty = self.spill_penalty(first, sink, mode) - resident.spill_penalty(first, sink, mode)
         memory = point.memory - resident.base(first, sink) + self.base(first, sink)
-        if point.config.order and first < sink:
-            geometry = self._geometry(sink, first, point.config, point.recompute)
-            memory += resident.in_place_saving(first, sink, geometry) - self.in_place_saving(first, sink, geometry)
+        memory += resident.in_place_saving(first, sink, point.config, point.recompute)
+        memory -= self.in_place_saving(first, sink, point.config, point.recompute)
         moved = replace(point, memory=memory, compute=point.compute + penalty)
         if point.slice_depth:
             channels = self.graph.output_shape(edge.sink)[-1]
@@ -672,21 +671,28 @@ class Candidates:
             self._bases[key] = self.live_before[first] + (0 if in_place else self.out_bytes[sink])
         return self._bases[key]
 
-    def in_place_saving(self, first: int, sink: int, geometry: CascadeGeometry) -> int:
-        """Bytes cascade [first, sink] saves at its step by writing its output over rows of a
-        dying input it has read (`memory.in_place_output` with a lead), both in SRAM; `base`
-        already counts an elementwise output in place. `geometry` may be a longer cascade's
-        ending at `sink` with the same stripes."""
-        config = geometry.config
-        if config.outer_axis != ROWS or first == sink:
+    def in_place_saving(
+        self,
+        first: int,
+        sink: int,
+        config: StripeConfig,
+        recompute: frozenset[int],
+        geometry: CascadeGeometry | None = None,
+    ) -> int:
+        """Bytes cascade [first, sink] under `config` saves at its step by writing its output
+        over rows of a dying input it has read (`memory.in_place_output` with a lead), both in
+        SRAM; `base` already counts an elementwise output in place. `geometry`, when known,
+        may be that of a longer cascade ending at `sink` with the same stripes."""
+        if config.outer_axis != ROWS or first == sink or not self.out_bytes[sink]:
             return 0
-        recompute = geometry.recompute & frozenset(range(first, sink))
+        recompute = recompute & frozenset(range(first, sink))
         key = (first, sink, config.sizes[0], recompute)
         saving = self._savings.get(key)
         if saving is None:
             saving = 0
+            geometry = geometry or self._geometry(sink, first, config, recompute)
             found = in_place_output(self.graph, self.cost, first, sink, geometry)
-            if found is not None and found.lead and self.out_bytes[found.source] and self.out_bytes[sink]:
+            if found is not None and found.lead and self.out_bytes[found.source]:
                 saving = found.saving(self.out_bytes[found.source], self.out_bytes[sink])
             self._savings[key] = saving
         return saving
@@ -1013,7 +1019,8 @@ class Candidates:
             for mode in (True, False):
                 cycles[mode] += per_op_cycles[(first, mode)]
             effective = frozenset(op for op in geometry.recompute if op >= first)
-            memory = self.base(first, sink) + intermediates - self.in_place_saving(first, sink, geometry)
+            memory = self.base(first, sink) + intermediates
+            memory -= self.in_place_saving(first, sink, config, geometry.recompute, geometry)
             for weights_in_sram in _weight_modes(has_npu_weights):
                 self.evaluated += 1
                 points[first].append(
