@@ -284,20 +284,26 @@ class _Problem:
                     break
                 self.overlaps[i].append(j)
                 self.overlaps[j].append(i)
+        # A storage of several buffers shows its parts to the buffers of their own it meets:
+        # each part is a virtual item after the real ones (offset: the storage's plus the
+        # part's displacement, set when the storage is placed), so that first fit places
+        # those buffers as usual, and only the storages themselves take `_lowest_fit`.
         self.compound = [len(p) > 1 for p in self.parts]
-        """Whether an item is a storage of several buffers (placed by `_lowest_fit`)."""
-        self.neighbour_parts: list[list[tuple[int, int, int]] | None] = [None] * len(items)
-        """For a buffer of its own that meets a storage of several: (item, displacement, size)
-        of every part of the items it meets that is live at one of its steps."""
+        self.virtual_parts: list[list[tuple[int, int]]] = [[] for _ in items]
+        """For a storage of several buffers, (virtual item, displacement) of each part."""
+        for c in (c for c in range(len(items)) if self.compound[c]):
+            for part in self.parts[c]:
+                self.virtual_parts[c].append((len(self.sizes), part.displacement))
+                self.sizes.append(part.size)
         for i, item in enumerate(items):
             if self.compound[i] or not any(self.compound[j] for j in self.overlaps[i]):
                 continue
-            self.neighbour_parts[i] = [
-                (j, part.displacement, part.size)
-                for j in self.overlaps[i]
-                for part in self.parts[j]
-                if part.first <= item.last_step and item.first_step <= part.last
-            ]
+            neighbours = [j for j in self.overlaps[i] if not self.compound[j]]
+            for j in (j for j in self.overlaps[i] if self.compound[j]):
+                for (virtual, _), part in zip(self.virtual_parts[j], self.parts[j], strict=True):
+                    if part.first <= item.last_step and item.first_step <= part.last:
+                        neighbours.append(virtual)
+            self.overlaps[i] = neighbours
 
     def order(self, key: Callable[[Buffer], tuple[object, ...]]) -> list[int]:
         return sorted(range(len(self.items)), key=lambda i: key(self.items[i]))
@@ -311,26 +317,23 @@ class _Problem:
         With `placed` > 0, `previous` must be the offsets first fit gave an order that starts
         with the same `placed` buffers: those stay where they were (first fit places each buffer
         by those before it alone), and only the rest are placed again."""
-        sizes, overlaps = self.sizes, self.overlaps
+        sizes, overlaps, compound, virtual_parts = self.sizes, self.overlaps, self.compound, self.virtual_parts
         if placed:
             offsets = list(previous)
             for i in order[placed:]:
                 offsets[i] = -1
+                for virtual, _ in virtual_parts[i]:
+                    offsets[virtual] = -1
         else:
-            offsets = [-1] * len(self.items)
+            offsets = [-1] * len(sizes)
         offset_of = offsets.__getitem__
-        compound, neighbour_parts = self.compound, self.neighbour_parts
         for i in order[placed:]:
             if compound[i]:
-                offsets[i] = self._lowest_fit(i, offsets)
+                offset = offsets[i] = self._lowest_fit(i, offsets)
+                for virtual, displacement in virtual_parts[i]:
+                    offsets[virtual] = offset + displacement
                 continue
             size = sizes[i]
-            parts = neighbour_parts[i]
-            if parts is not None:
-                offsets[i] = _lowest_gap(
-                    sorted((offsets[j] + d, offsets[j] + d + s) for j, d, s in parts if offsets[j] >= 0), size
-                )
-                continue
             # The placed buffers it overlaps in time, lowest first (the planner's hottest loop:
             # sorting indices by offset beats sorting (start, end) pairs; ties cannot matter,
             # each interval ending above its start).
@@ -359,7 +362,14 @@ class _Problem:
                     if mine.first <= theirs.last and theirs.first <= mine.last:
                         start = offsets[j] + theirs.displacement - mine.displacement
                         blocked.append((start - mine.size, start + theirs.size))
-        return _lowest_gap(sorted(blocked), 0)
+        blocked.sort()
+        offset = 0
+        for low, high in blocked:
+            if low >= offset:
+                break
+            if high > offset:
+                offset = high
+        return offset
 
     def occupied(self, i: int, offset: int, step: int) -> list[tuple[int, int]]:
         """The bytes item `i` placed at `offset` occupies at `step`."""
@@ -370,7 +380,8 @@ class _Problem:
         ]
 
     def peak(self, offsets: list[int]) -> int:
-        return max((o + s for o, s in zip(offsets, self.sizes, strict=True)), default=0)
+        count = len(self.items)  # the virtual parts after them are inside their storages
+        return max((o + s for o, s in zip(offsets[:count], self.sizes[:count], strict=True)), default=0)
 
     def hill_climb(self, order: list[int], lower_bound: int, effort: int) -> tuple[int, list[int]]:
         """Improve the order by moving the buffer that sets the peak earlier (Vela's HillClimb
@@ -405,18 +416,6 @@ class _Problem:
         """The position in `order` of the buffer that ends highest (the first on ties)."""
         sizes = self.sizes
         return max(range(len(order)), key=lambda k: (offsets[order[k]] + sizes[order[k]], -k))
-
-
-def _lowest_gap(occupied: list[tuple[int, int]], size: int) -> int:
-    """The lowest offset where `size` bytes meet none of the `occupied` [start, end) ranges,
-    sorted by start."""
-    offset = 0
-    for start, end in occupied:
-        if start >= offset + size:
-            break
-        if end > offset:
-            offset = end
-    return offset
 
 
 _BLOCK_PREFIX = "\0step-block:"
