@@ -216,18 +216,15 @@ def in_place_output(
         return None
     output_bytes = full_bytes(cost, graph.ops[sink].output)
     best: InPlace | None = None
+    best_saving = 0
     for candidate in _consumed_sources(graph, cost, first, sink):
         lead = consumed_rows_lead(graph, cost, first, sink, geometry, candidate)
         if lead is None:
             continue
         found = InPlace(candidate, lead)
-        source_bytes = full_bytes(cost, graph.ops[candidate].output)
-        if found.saving(source_bytes, output_bytes) <= 0:
-            continue
-        if best is None or found.saving(source_bytes, output_bytes) > best.saving(
-            full_bytes(cost, graph.ops[best.source].output), output_bytes
-        ):
-            best = found
+        saving = found.saving(full_bytes(cost, graph.ops[candidate].output), output_bytes)
+        if saving > best_saving:
+            best, best_saving = found, saving
     return best
 
 
@@ -284,8 +281,15 @@ def consumed_rows_lead(
     A 3x3 depthwise (padding 1) then a 1x1 convolution in stripes of one row: stripe t
     writes row t and the depthwise reads from row t-1 on, so the lead is 2 rows.
     """
+    row = _row_bytes(cost, graph.ops[source].output)
+    rows = _lead_rows(graph, first, sink, geometry, source)
+    return None if rows is None or row is None else rows * row
+
+
+def _lead_rows(graph: ProgramGraph, first: int, sink: int, geometry: CascadeGeometry, source: int) -> int | None:
+    """`consumed_rows_lead` in rows (memoised on the graph: it depends on nothing else)."""
     recompute = geometry.recompute & frozenset(range(first, sink))
-    key = ("consumed_rows_lead", first, sink, geometry.config, recompute, source)
+    key = ("lead_rows", first, sink, geometry.config, recompute, source)
     if key in graph.memo:
         return graph.memo[key]  # type: ignore[return-value]
     tracks = geometry.tracks[ROWS]
@@ -316,10 +320,8 @@ def consumed_rows_lead(
             written = tracks[sink].computed[t]
             assert written is not None, "the sink computes at every stripe"
             lead_rows = max(lead_rows, written[1] + 1 - limit)
-    row = _row_bytes(cost, graph.ops[source].output)
-    lead = None if lead_rows is None or row is None else lead_rows * row
-    graph.memo[key] = lead
-    return lead
+    graph.memo[key] = lead_rows
+    return lead_rows
 
 
 def may_overwrite(cost: CostModel, op: OpInfo, operand: TensorInfo) -> bool:

@@ -51,8 +51,8 @@ class Buffer:
     """The name of a buffer whose storage this one takes over (an operator writing its output
     in place over an input that dies at this buffer's first step)."""
     lead: int = 0
-    """With `alias_of`: how many bytes below the aliased buffer this one starts. 0 (the same
-    bytes) requires the same size."""
+    """With `alias_of`: how many bytes below the aliased buffer this one starts (0: at the same
+    offset)."""
 
     def overlaps_in_time(self, other: Buffer) -> bool:
         return self.first_step <= other.last_step and other.first_step <= self.last_step
@@ -151,8 +151,6 @@ def storage_layout(buffers: Sequence[Buffer]) -> tuple[dict[str, Buffer], dict[s
                 raise ValueError(f"buffer {current.name} aliases {current.alias_of}, which is not in the list")
             if current.lead < 0 or current.lead % ALIGNMENT:
                 raise ValueError(f"buffer {current.name}: lead {current.lead} is not a multiple of {ALIGNMENT}")
-            if not current.lead and target.size != current.size:
-                raise ValueError(f"buffer {current.name} ({current.size} bytes) aliases {target.name} ({target.size})")
             if target in chain:
                 raise ValueError(f"buffer {buffer.name}: aliases form a cycle")
             chain.append(target)
@@ -351,8 +349,8 @@ class _Problem:
         return offsets
 
     def _lowest_fit(self, i: int, offsets: list[int]) -> int:
-        """`first_fit`'s offset for item `i` where some part of a storage is involved: the
-        lowest offset at which none of its parts meets a placed part live at a common step."""
+        """`first_fit`'s offset for item `i`, a storage of several buffers: the lowest offset
+        at which none of its parts meets a placed part live at a common step."""
         blocked = []  # offsets x with low < x < high put a part of i on a placed part
         for j in self.overlaps[i]:
             if offsets[j] < 0:
