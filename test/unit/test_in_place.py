@@ -77,8 +77,8 @@ def test_an_alias_chain_is_one_storage_live_over_all_its_members():
         place([Buffer("b", 16, 1, 2, alias_of="a")])
 
 
-def _allocated(budget: int) -> tuple[ModuleOp, ModuleOp]:
-    original = load_module(RESNET8)
+def _allocated(budget: int, model: Path = RESNET8) -> tuple[ModuleOp, ModuleOp]:
+    original = load_module(model)
     module = original.clone()
     ctx = make_context()
     CascadePlanPass(accelerator=ACCELERATOR, sram_budget=budget).apply(ctx, module)
@@ -207,14 +207,7 @@ plan needed before cascades could write their output over the rows they had read
 
 @pytest.fixture(scope="module")
 def ds_cnn_over_consumed_rows() -> tuple[ModuleOp, ModuleOp]:
-    original = load_module(DS_CNN)
-    module = original.clone()
-    ctx = make_context()
-    CascadePlanPass(accelerator=ACCELERATOR, sram_budget=DS_CNN_BUDGET).apply(ctx, module)
-    RollingBufferPass().apply(ctx, module)
-    AllocateMemoryPass(accelerator=ACCELERATOR).apply(ctx, module)
-    module.verify()
-    return original, module
+    return _allocated(DS_CNN_BUDGET, DS_CNN)
 
 
 def _over_consumed_rows(module: ModuleOp) -> list[tuple[object, object]]:
