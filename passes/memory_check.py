@@ -19,7 +19,8 @@ Steps are the top-level units of the function in order: every `cascade.for_strip
   step before when its unit carries `cascade.prefetch`.
 
 Two buffers may share bytes at one step in two cases, both an output written over a full input
-tensor that dies at the output's step (the input's last step is the output's first):
+tensor that dies at the output's step (the input's last step is the output's first, and the
+function does not return it):
 
 * an elementwise operator writing in place (`_writes_in_place`): both at the same offset and
   size, the input read in that step only by the operator writing the output, an `nn`
@@ -246,6 +247,8 @@ def _shares_in_place(a: LiveBuffer, b: LiveBuffer) -> bool:
 def _writes_in_place(source: LiveBuffer, output: LiveBuffer) -> bool:
     if source.kind != "tensor" or output.kind != "tensor" or source.value is None or output.value is None:
         return False
+    if _returned(source.value):
+        return False
     if (source.offset, source.size) != (output.offset, output.size) or source.last != output.first:
         return False
     if source.value.type != output.value.type:
@@ -282,7 +285,7 @@ class _StripeRows:
         if source.last != output.first or source.offset < output.offset or source.region != output.region:
             return False
         unit = output.value.owner
-        if not isinstance(unit, StripedRegionOp) or source.value not in unit.inputs:
+        if not isinstance(unit, StripedRegionOp) or source.value not in unit.inputs or _returned(source.value):
             return False
         if unit.get_stripe_order()[:1] != (1,):
             return False
@@ -316,14 +319,14 @@ class _StripeRows:
         step = next(s for s in steps if s.first == index[members[0]])
         # The planner's stripe algebra, on the loop's stripes as the IR gives them.
         geometry = CascadeGeometry.build(graph, step.first, step.sink, step.config, step.recompute)
-        source_arg = {operand: arg for arg, operand in zip(unit.input_args, unit.inputs, strict=True)}[source]
+        read_as = [arg for arg, operand in zip(unit.input_args, unit.inputs, strict=True) if operand is source]
         stripes = list(geometry.stripe_indices())
         extent = _rows_of(source) or 0
         lowest: dict[tuple[int, ...], int] = {}
         writer_lowest: dict[tuple[int, ...], int] = {}
-        for use in source_arg.uses:
-            if use.operation.parent_block() is not unit.body.block:
-                continue  # not part of the loop (an executor's detached copy of an operator)
+        for use in (use for arg in read_as for use in arg.uses):
+            if use.operation.parent_block() is None:
+                continue  # a detached copy of an operator, part of no program
             reader = index.get(use.operation)
             if reader is None:
                 return None
@@ -351,6 +354,12 @@ class _StripeRows:
             assert box is not None
             schedule.append((box.offset[1] + box.shape[1], free_from))
         return schedule
+
+
+def _returned(value: SSAValue) -> bool:
+    """Whether the function returns `value` (its bytes must then survive to the end, even when
+    the last step is the one that would write over them)."""
+    return any(use.operation.name == "func.return" for use in value.uses)
 
 
 def _rows_of(value: SSAValue) -> int | None:

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.ir import Operation
 
 from cascade.dialects import nn
 from cascade.dialects.cascade import MemoryRegion, PlacementAttr, StripedRegionOp, get_placement, set_placement
@@ -18,7 +20,7 @@ from cascade.interpreter.scheduled import compare_with_nn, run_scheduled
 from cascade.passes.allocate_memory import AllocateMemoryPass
 from cascade.passes.cascade_plan import CascadePlanPass
 from cascade.passes.lower_to_ethosu import LowerToEthosUPass, run_lowered
-from cascade.passes.memory_check import check_memory, live_buffers, top_level_units
+from cascade.passes.memory_check import LiveBuffer, check_memory, live_buffers, top_level_units
 from cascade.passes.planner.memory import Step, plan_buffers
 from cascade.passes.planner.placement import Buffer, place, step_totals
 from cascade.passes.planner.program import ProgramGraph
@@ -210,7 +212,7 @@ def ds_cnn_over_consumed_rows() -> tuple[ModuleOp, ModuleOp]:
     return _allocated(DS_CNN_BUDGET, DS_CNN)
 
 
-def _over_consumed_rows(module: ModuleOp) -> list[tuple[object, object]]:
+def _over_consumed_rows(module: ModuleOp) -> list[tuple[LiveBuffer, LiveBuffer]]:
     """(source, output) full-tensor pairs where the output starts below the source and the
     two share bytes at the step where the source dies."""
     buffers = [b for b in live_buffers(main_function(module))[0] if b.kind == "tensor"]
@@ -254,3 +256,52 @@ def test_the_checker_wants_the_output_a_whole_row_below_what_is_still_read(ds_cn
     assert any("overlap" in p for p in check_memory(main_function(shifted)))
     # And the source must die where the output starts: reading it later is an overlap.
     assert source.last == output.first  # type: ignore[attr-defined]
+
+
+def _first_pair_of_a_copy(module: ModuleOp) -> tuple[ModuleOp, func.FuncOp, LiveBuffer, LiveBuffer, Operation]:
+    """A copy of `module`, its function, its first (source, output) pair written over
+    consumed rows, and the stripe loop writing that output."""
+    changed = module.clone()
+    source, output = _over_consumed_rows(changed)[0]
+    loop = output.value.owner  # type: ignore[union-attr]
+    assert isinstance(loop, Operation)
+    return changed, main_function(changed), source, output, loop  # type: ignore[return-value]
+
+
+def test_the_checker_reads_every_loop_argument_bound_to_the_source(ds_cnn_over_consumed_rows):
+    # The output moved onto its source is refused; passing the source to the loop a second
+    # time, unread, must not hide the readers of the first argument.
+    changed, function, source, output, loop = _first_pair_of_a_copy(ds_cnn_over_consumed_rows[1])
+    set_placement(loop, PlacementAttr(MemoryRegion.SRAM, source.offset, output.size))  # type: ignore[arg-type, union-attr]
+    assert any("overlap" in p for p in check_memory(function))
+    loop.operands = [*loop.operands, source.value]  # type: ignore[union-attr]
+    loop.body.block.insert_arg(source.value.type, len(loop.body.block.args))  # type: ignore[union-attr]
+    changed.verify()
+    assert any("overlap" in p for p in check_memory(function))
+
+
+def test_the_checker_keeps_a_returned_tensor_whole(ds_cnn_over_consumed_rows):
+    # Cut after the first loop that writes over its source, and return the source too: the
+    # source then lives to the end, and the loop may not write over it.
+    changed, function, source, output, loop = _first_pair_of_a_copy(ds_cnn_over_consumed_rows[1])
+    block = function.body.block
+    old_return = block.last_op
+    assert old_return is not None
+    new_return = func.ReturnOp(output.value, source.value)  # type: ignore[arg-type]
+    block.insert_op_before(new_return, old_return)
+    old_return.detach()
+    old_return.erase()
+    later = []
+    op = loop.next_op  # type: ignore[union-attr]
+    while op is not new_return:
+        later.append(op)
+        op = op.next_op  # type: ignore[union-attr]
+    for op in reversed(later):
+        op.detach()
+        op.erase(safe_erase=False)
+    function.function_type = FunctionType.from_lists(
+        function.function_type.inputs.data,
+        [output.value.type, source.value.type],  # type: ignore[union-attr]
+    )
+    changed.verify()
+    assert any("overlap" in p for p in check_memory(function))
