@@ -80,6 +80,7 @@ from cascade.passes.memory_check import (
     live_buffers,
     top_level_units,
 )
+from cascade.passes.planner.from_nn import input_position
 from cascade.passes.planner.program import SPATIAL_AXES, ProgramGraph
 from cascade.passes.planner.stripes import CascadeGeometry
 
@@ -452,7 +453,6 @@ class _Executor:
         """`op`'s output over `box` (None: the whole output), from SRAM and flash only."""
         weights = self._weights(op)
         index = self.index[op]
-        roles = self.graph.ops[index].attributes.get("operands", ())
         args: list[np.ndarray] = []
         for position, value in enumerate(op.operands):
             if value in weights:
@@ -461,10 +461,11 @@ class _Executor:
             store = self.stores.get(value)
             if store is None:
                 raise InterpretationError(f"operand {position} of {op.name} is stored nowhere")
-            role = roles[position] if position < len(roles) else ("input", position)
-            read = None if box is None else self._read_box(index, role[1], box, store.logical)
-            full = Region((0,) * len(store.logical), store.logical)
-            args.append(store.read(self._bytes(store), full if box is None else read))
+            region: Region | None = Region((0,) * len(store.logical), store.logical)
+            input_index = input_position(self.graph.ops[index], position)
+            if box is not None and input_index is not None:
+                region = self._read_box(index, input_index, box, store.logical)
+            args.append(store.read(self._bytes(store), region))
         if box is None:
             return np.asarray(self.interpreter.run_op(op, tuple(args))[0])
         return _compute_box(self.interpreter, op, args, box)

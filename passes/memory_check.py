@@ -69,6 +69,7 @@ from cascade.dialects.cascade import (
     get_stripe,
 )
 from cascade.passes.cascade_plan import scheduled_program
+from cascade.passes.planner.from_nn import input_position
 from cascade.passes.planner.program import ProgramGraph
 from cascade.passes.planner.stripes import CascadeGeometry
 from cascade.passes.rolling_buffer import group_view
@@ -270,7 +271,7 @@ def _writes_in_place(source: LiveBuffer, output: LiveBuffer) -> bool:
 
 class _StripeRows:
     """The rows stripe loops of one function write and read, from their IR (see
-    `_writes_over_consumed_rows`); the function's planner view is built once, when first
+    `writes_over_consumed_rows`); the function's planner view is built once, when first
     needed."""
 
     def __init__(self, function: FuncOp) -> None:
@@ -294,21 +295,21 @@ class _StripeRows:
             return False
         # Every row the same bytes, dense and placed: a row starts at the same place whatever
         # layout the code generator gives each tensor.
-        rows = {_tensor_bytes(source.value) // heights[0], _tensor_bytes(output.value) // heights[1]}
-        rows |= {source.size / heights[0], output.size / heights[1]}
-        if len(rows) != 1:
+        row = _tensor_bytes(source.value) // heights[0]
+        sized = ((_tensor_bytes(output.value), heights[1]), (source.size, heights[0]), (output.size, heights[1]))
+        if any(size != row * height for size, height in sized):
             return False
-        row = int(rows.pop())
-        schedule = self._row_schedule(unit, source.value)
+        schedule = self._row_schedule(unit, source.value, heights[0])
         if schedule is None:
             return False
         lead = source.offset - output.offset
         return all(written_end * row <= lead + free_from * row for written_end, free_from in schedule)
 
-    def _row_schedule(self, unit: StripedRegionOp, source: SSAValue) -> list[tuple[int, int]] | None:
+    def _row_schedule(self, unit: StripedRegionOp, source: SSAValue, extent: int) -> list[tuple[int, int]] | None:
         """Per stripe of `unit` (striped on rows first), the output row its writer has written
-        up to (exclusive) and the lowest row of `source` read at that stripe or later, or by
-        the writer at the stripe before; None when a reader's rows are unknown."""
+        up to (exclusive) and the lowest row of `source` (`extent` rows) read at that stripe
+        or later, or by the writer at the stripe before; None when a reader's rows are
+        unknown."""
         if self._view is None:
             view, origin = group_view(self.function)
             scheduled = scheduled_program(view)
@@ -321,7 +322,6 @@ class _StripeRows:
         geometry = CascadeGeometry.build(graph, step.first, step.sink, step.config, step.recompute)
         read_as = [arg for arg, operand in zip(unit.input_args, unit.inputs, strict=True) if operand is source]
         stripes = list(geometry.stripe_indices())
-        extent = _rows_of(source) or 0
         lowest: dict[tuple[int, ...], int] = {}
         writer_lowest: dict[tuple[int, ...], int] = {}
         for use in (use for arg in read_as for use in arg.uses):
@@ -330,9 +330,8 @@ class _StripeRows:
             reader = index.get(use.operation)
             if reader is None:
                 return None
-            roles = graph.ops[reader].attributes.get("operands", ())
-            role = roles[use.index] if use.index < len(roles) else ("input", use.index)
-            axis_map = graph.operands[reader][role[1]].axis_maps.get(1) if role[0] == "input" else None
+            position = input_position(graph.ops[reader], use.index)
+            axis_map = None if position is None else graph.operands[reader][position].axis_maps.get(1)
             if axis_map is None:
                 return None
             for stripe in stripes:

@@ -225,6 +225,14 @@ def op_info_from_nn(op: nn.NNOperation, names: Callable[[SSAValue], str] | None 
     )
 
 
+def input_position(info: OpInfo, operand: int) -> int | None:
+    """Which of `info.inputs` operand `operand` of the `nn` operator it came from is (None: a
+    weight). The roles come from `op_info_from_nn`; an OpInfo built otherwise keeps positions."""
+    roles = info.attributes.get("operands", ())
+    kind, position = roles[operand] if operand < len(roles) else ("input", operand)  # type: ignore[misc]
+    return position if kind == "input" else None
+
+
 def _functions(module: ModuleOp) -> Iterable[FuncOp]:
     return (op for op in module.walk() if isinstance(op, FuncOp))
 

@@ -124,11 +124,6 @@ def _covered_bytes(intervals: list[tuple[int, int]]) -> int:
     return total
 
 
-def storage_of(buffers: Sequence[Buffer]) -> dict[str, Buffer]:
-    """For every buffer, the storage it lives in (`storage_layout`)."""
-    return storage_layout(buffers)[0]
-
-
 def storage_layout(buffers: Sequence[Buffer]) -> tuple[dict[str, Buffer], dict[str, int]]:
     """For every buffer, the storage it lives in and its displacement in it.
 

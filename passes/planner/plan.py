@@ -36,8 +36,9 @@ at every sink, minimal rolling windows: every rolling intermediate keeps exactly
 consumers' windows need; an output written over the input rows its cascade has read, where
 `memory.in_place_output` allows, as close above them as one-row stripes let it start), not
 counting weights and before placement. Stripes of one row give the smallest window of every
-intermediate and the smallest such lead, so no row-striped plan over the same candidate
-cascades can do better; 2-D stripes with recompute intermediates can (they keep less than a
+intermediate and the smallest such lead (b(t) + 1 - L(t) in `memory.consumed_rows_lead`: the
+rows written run a whole stripe ahead of the rows still read), so no row-striped plan over
+the same candidate cascades can do better; 2-D stripes with recompute intermediates can (they keep less than a
 full row), which is why plans may report a peak below it.
 
 Pure Python: no IR types, no target.

@@ -633,8 +633,8 @@ class Candidates:
         first, sink, mode = edge.first, edge.sink, point.weights_in_sram
         penalty = self.spill_penalty(first, sink, mode) - resident.spill_penalty(first, sink, mode)
         memory = point.memory - resident.base(first, sink) + self.base(first, sink)
+        # Every full tensor is spilled here: an output over its input's rows saves no SRAM.
         memory += resident.in_place_saving(first, sink, point.config, point.recompute)
-        memory -= self.in_place_saving(first, sink, point.config, point.recompute)
         moved = replace(point, memory=memory, compute=point.compute + penalty)
         if point.slice_depth:
             channels = self.graph.output_shape(edge.sink)[-1]

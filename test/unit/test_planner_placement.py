@@ -15,7 +15,7 @@ from cascade.passes.planner.placement import (
     max_live,
     place,
     step_totals,
-    storage_of,
+    storage_layout,
 )
 
 
@@ -235,7 +235,7 @@ def test_hill_climb_places_as_if_every_try_placed_everything_again(buffers, effo
 @given(buffer_lists(aliases=True))
 def test_step_totals_count_each_storage_once_where_a_member_lives(buffers):
     # Brute force: at every step, the storages (alias chains) with a member live, each once.
-    storages = storage_of(buffers)
+    storages = storage_layout(buffers)[0]
     expected: dict[int, int] = {}
     for step in range(0, 20):
         live = {storages[b.name].name: storages[b.name].size for b in buffers if b.first_step <= step <= b.last_step}
