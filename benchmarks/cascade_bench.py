@@ -240,10 +240,11 @@ def plan_ours(model: Path, accelerator: str, budget: int | None) -> PlanArtifact
     from cascade.dialects import ethosu, nn
     from cascade.frontends.loader import LoadError, load_module, make_context
     from cascade.passes.allocate_memory import AllocateMemoryPass
-    from cascade.passes.cascade_plan import emit_plan, planner_cost_model, scheduled_program
+    from cascade.passes.cascade_plan import CascadePlanPass, emit_plan, planner_cost_model, scheduled_program
+    from cascade.passes.ethosu_pipeline import EthosUPipelinePass
     from cascade.passes.lower_to_ethosu import LowerToEthosUPass
     from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR, live_buffers
-    from cascade.passes.planner.plan import PlanningError, PlanOptions, plan_program
+    from cascade.passes.planner.plan import PlanningError, plan_program
     from cascade.passes.rolling_buffer import RollingBufferPass
 
     try:
@@ -253,9 +254,14 @@ def plan_ours(model: Path, accelerator: str, budget: int | None) -> PlanArtifact
     ctx = make_context()
     function = next(op for op in module.ops if getattr(op, "sym_name", None) is not None)
     scheduled = scheduled_program(function)  # type: ignore[arg-type]
-    cost = planner_cost_model(accelerator, scheduled.program)
+    system, memory = vela_configuration(accelerator)
+    # The options of the plan the compile makes; the whole front, for the Pareto picture.
+    pipeline = EthosUPipelinePass(accelerator, budget, system, memory)
+    planning = next(stage for stage in pipeline.stages() if isinstance(stage, CascadePlanPass))
+    options = replace(planning.plan_options(), whole_front=True)
+    cost = planner_cost_model(accelerator, scheduled.program, system_config=system, memory_mode=memory)
     try:
-        result = plan_program(scheduled.program, cost, PlanOptions(sram_budget=budget))
+        result = plan_program(scheduled.program, cost, options)
     except PlanningError as error:
         raise BenchError(f"{model.name}: cascade-plan: {error}") from None
     emit_plan(function, scheduled.nn_ops, result)  # type: ignore[arg-type]
@@ -273,7 +279,6 @@ def plan_ours(model: Path, accelerator: str, budget: int | None) -> PlanArtifact
     except DiagnosticException:  # the subprocess reports the same failure
         npu_ops = cpu_ops = stream_count = None
     traffic, npu_cycles, per_op = _plan_costs(result, cost)
-    system, memory = vela_configuration(accelerator)
     report = {
         "tool": "cascade-opt",
         "version": _own_version(),

@@ -68,7 +68,7 @@ PASSES: tuple[PassEntry, ...] = (
         "ethosu_pipeline",
         "EthosUPipelinePass",
         "run the whole nn-to-ethosu pipeline",
-        "accelerator=NAME sram-budget=BYTES system-config=NAME memory-mode=NAME reorder=true|false",
+        "accelerator=NAME sram-budget=BYTES system-config=NAME memory-mode=NAME reorder=true|false striping=none|h|hw",
     ),
 )
 

@@ -142,13 +142,9 @@ class CascadePlanPass(ModulePass):
     report: str | None = None
     reorder: bool = True
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from cascade.ethos_u.arch import unknown_config_name
-
-        problem = unknown_config_name(self.accelerator, self.system_config, self.memory_mode)
-        if problem is not None:
-            raise DiagnosticException(f"{self.name}: {problem}")
-        options = PlanOptions(
+    def plan_options(self) -> PlanOptions:
+        """What this pass asks the planner for (not yet validated)."""
+        return PlanOptions(
             sram_budget=self.sram_budget,
             objective=self.objective,
             striping=self.striping,
@@ -156,7 +152,15 @@ class CascadePlanPass(ModulePass):
             reorder=self.reorder,
             whole_front=self.report is not None,
         )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from cascade.ethos_u.arch import unknown_config_name
+
+        problem = unknown_config_name(self.accelerator, self.system_config, self.memory_mode)
+        if problem is not None:
+            raise DiagnosticException(f"{self.name}: {problem}")
         try:
+            options = self.plan_options()
             options.validate()
         except PlanningError as error:
             raise DiagnosticException(f"{self.name}: {error}") from None

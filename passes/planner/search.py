@@ -145,9 +145,11 @@ MIN_2D_EXTENT = 16
 small enough that cutting columns (and recomputing their halos) does not pay."""
 SHARED_WORK = 13_000
 """Estimated work (`Candidates._sink_work`) from which a forked child builds half of the
-candidates. mbv2_100_224 comes to 30,594 and mbv1_100_224 to 15,492: both gain. mbv2_035_96's
-11,212 would lose: its child, writing to pages it shares with its parent (each then copied)
-and pricing again operators the parent priced, took 1.5 to 2 times its half's time."""
+candidates. With `striping=hw` (U55-128), mbv2_100_224 comes to 26,820 and mbv1_100_224 to
+13,264: both gain. mbv2_035_96's 9,129 would lose: its child, writing to pages it shares with
+its parent (each then copied) and pricing again operators the parent priced, took 1.5 to 2
+times its half's time. Row stripes alone come to 3,788 at most (mbv2_100_224), and sharing
+them gained nothing measurable."""
 
 
 ProgressCallback = Callable[[int, int], None]
@@ -745,14 +747,17 @@ class Candidates:
 
     def _sink_work(self, sink: int) -> int:
         """Configurations times operators of the candidates ending at `sink` (what building
-        them costs, roughly): 1-D sizes, and for a tall and wide sink the 2-D ones."""
+        them costs, roughly): as `_configs` makes them, 1-D sizes, and for a tall and wide sink
+        the 2-D ones."""
         start = self.graph.range_start_limit(sink, self.options.max_length)
         if self.options.striping == "none" or start == sink:
             return 1
         shape = self.graph.output_shape(sink)
         if len(shape) != 4:
             return sink - start + 1
-        configs = len(_sizes(shape[1], STRIPE_COUNTS)) + len(_sizes(shape[2], STRIPE_COUNTS))
+        configs = len(_sizes(shape[1], STRIPE_COUNTS))
+        if self.options.striping == "hw" and shape[2] > shape[1]:
+            configs += len(_sizes(shape[2], STRIPE_COUNTS))
         if self.options.striping == "hw" and min(shape[1], shape[2]) >= MIN_2D_EXTENT:
             per_order = len(_sizes(shape[1], OUTER_COUNTS)) * len(_sizes(shape[2], INNER_COUNTS))
             configs += 2 * per_order * min(sink - start + 1, MAX_MODE_SETS + 2)
