@@ -50,15 +50,15 @@ class EthosUPipelinePass(ModulePass):
         """Reject unknown accelerator, system config, memory mode and striping names before any
         work."""
         from cascade.ethos_u.arch import unknown_config_name
-        from cascade.passes.planner.plan import STRIPINGS
+        from cascade.passes.planner.plan import PlanningError, PlanOptions
 
         problem = unknown_config_name(self.accelerator, self.system_config, self.memory_mode)
         if problem is not None:
             raise DiagnosticException(f"{self.name}: {problem}")
-        if self.striping not in STRIPINGS:
-            raise DiagnosticException(
-                f"{self.name}: striping must be one of {', '.join(STRIPINGS)}, got '{self.striping}'"
-            )
+        try:
+            PlanOptions(striping=self.striping).validate()
+        except PlanningError as error:
+            raise DiagnosticException(f"{self.name}: {error}") from None
 
     def stages(self) -> tuple[ModulePass, ...]:
         """The passes this one runs, in order (the report driver runs them one by one).

@@ -624,12 +624,22 @@ def _budget_message(
                 current = working_set[position]
                 working_set[position] = memory if current is None else min(current, memory)
     worst = max(range(graph.size), key=lambda op: (working_set[op] or 0, -op))
+    # Stripes of rows and columns can go below any plan of rows (test patches_2d.mlir).
+    searched = _UNSEARCHED_STRIPES[searches[0].candidates.options.striping]
     if (working_set[worst] or 0) > budget:
         return (
             f"{what} is too small: {describe_op(graph, worst)} needs at least "
-            f"{working_set[worst]} bytes (its smallest working set)"
+            f"{working_set[worst]} bytes (its smallest working set{searched})"
         )
-    return f"{what} is too small: the smallest plan found needs {smallest} bytes"
+    return f"{what} is too small: the smallest plan found needs {smallest} bytes{searched}"
+
+
+_UNSEARCHED_STRIPES = {
+    "hw": "",
+    "h": " in row stripes; striping=hw also cuts columns",
+    "none": " unstriped; striping=h or hw cuts stripes",
+}
+"""What a budget message adds about the stripes the search did not try, by `striping`."""
 
 
 def row_lower_bound(graph: ProgramGraph, candidates: Candidates) -> int:

@@ -69,6 +69,23 @@ def test_impossible_budget_names_the_operator():
         plan_program(expansion_block(), COST, PlanOptions(sram_budget=3071))
 
 
+@pytest.mark.parametrize(
+    ("striping", "operator", "needs", "searched"),
+    [
+        # Unstriped, the depthwise conv alone needs the most: a + b = 8192.
+        ("none", "nn.depthwise_conv2d 't1'", 8192, "unstriped; striping=h or hw cuts stripes"),
+        ("h", "nn.conv2d 't0'", 3072, "in row stripes; striping=hw also cuts columns"),
+    ],
+)
+def test_an_impossible_budget_says_which_stripes_were_not_tried(striping, operator, needs, searched):
+    with pytest.raises(PlanningError) as raised:
+        plan_program(expansion_block(), COST, PlanOptions(sram_budget=3071, striping=striping))
+    assert str(raised.value) == (
+        f"sram-budget of 3071 bytes is too small: {operator} needs at least {needs} bytes "
+        f"(its smallest working set {searched})"
+    )
+
+
 class CappedCost(AnalyticalCost):
     """The analytical cost model of a target with only `capacity` bytes of SRAM."""
 
