@@ -321,7 +321,7 @@ def _search(
     if spilling is not None and cap is not None and _wants_spill(realized, cap, options):
         spill_edges = spilling.spilled_edges(candidates, edges)
         edges += spill_edges
-        spill_front = [path for path in PartitionDP(graph.size, spill_edges).pareto_front() if path.peak <= cap]
+        spill_front = PartitionDP(graph.size, spill_edges).pareto_front(bound=cap)
         variants = []
         for path, promotion_cap in _spill_variants(spill_front, cap):
             spilled = promote(spilling, _steps(path), promotion_cap, pinned)
