@@ -108,6 +108,16 @@ class LocatingParser(Parser):
             self.raise_error("'}' expected to close the region, or a block label (^bb0:)")
         return super()._parse_block()
 
+    def _consume_token(self, expected_kind: Any = None) -> Token[Any, Any]:
+        # xDSL asserts the token kind on some paths where the input decides it (a '(' inside
+        # a dense literal takes the complex-number path, which asserts a ')'): make it the
+        # parse error it is, at that token.
+        found = self._current_token
+        if expected_kind is not None and found.kind != expected_kind:
+            what = "end of input" if found.kind == MLIRTokenKind.EOF else f"'{found.text}'"
+            self.raise_error(f"{_spelling(expected_kind)} expected, found {what}")
+        return super()._consume_token(expected_kind)
+
     def parse_dense_int_or_fp_elements_attr(self, type: Any) -> Any:
         # xDSL checks a literal against its type after parsing the type too, and reports the
         # mismatch at the token after it: the start of the next line. Point at the literal.
@@ -210,3 +220,10 @@ def load_module(path: str | Path, ctx: Context | None = None) -> ModuleOp:
     except UnicodeDecodeError:
         raise LoadError(f"{path}: not a text MLIR file (and not named .tflite)") from None
     return parse_mlir(text, str(path), ctx)
+
+
+def _spelling(kind: MLIRTokenKind) -> str:
+    """How an error names a token kind: punctuation quoted (`')'`), the rest in words."""
+    if isinstance(kind.value, str):
+        return f"'{kind.value}'"
+    return kind.name.lower().replace("_lit", " literal").replace("_", " ")
