@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from cascade.passes.planner import plan as plan_module
 from cascade.passes.planner.placement import DEFAULT_EFFORT, max_live, place
@@ -226,26 +224,6 @@ def test_rolling_axes_h_keeps_every_rolling_buffer_on_rows():
         plan_program(_wide_chain(), COST, PlanOptions(rolling_axes="w"))
 
 
-@st.composite
-def _networks(draw: st.DrawFn) -> ToyProgram:
-    """Random chains with residual adds, big enough for fronts of several plans."""
-    program = ToyProgram((1, draw(st.integers(8, 16)), draw(st.integers(8, 16)), 8))
-    tensors = [program.x]
-    for _ in range(draw(st.integers(3, 8))):
-        current = tensors[-1]
-        kind = draw(st.sampled_from(["conv1", "conv3", "dw", "add"]))
-        same = [t for t in tensors[:-1] if t.shape == current.shape]
-        if kind == "add" and same:
-            tensors.append(program.add(current, draw(st.sampled_from(same))))
-        elif kind == "conv3":
-            tensors.append(program.conv(current, 3, s=draw(st.integers(1, 2)), pad=1, channels=8))
-        elif kind == "dw":
-            tensors.append(program.dw(current, 3, pad=1))
-        else:
-            tensors.append(program.conv(current, 1, channels=draw(st.sampled_from([8, 16, 32]))))
-    return program
-
-
 def _chosen(program: ToyProgram, cost: AnalyticalCost, objective: str | None, defer: bool):
     previous, plan_module.DEFER_PLACEMENT = plan_module.DEFER_PLACEMENT, defer
     try:
@@ -255,13 +233,6 @@ def _chosen(program: ToyProgram, cost: AnalyticalCost, objective: str | None, de
     finally:
         plan_module.DEFER_PLACEMENT = previous
     return result.peak, result.cycles, result.cascades, result.placement.offsets
-
-
-@settings(max_examples=40, deadline=None)
-@given(_networks(), st.sampled_from([None, "min-sram"]), st.sampled_from([None, 6000, 12000]))
-def test_plans_placed_quickly_pending_the_choice_change_nothing_chosen(program, objective, capacity):
-    cost = COST if capacity is None else CappedCost(capacity)
-    assert _chosen(program, cost, objective, True) == _chosen(program, cost, objective, False)
 
 
 def test_only_the_plans_the_choice_may_fall_on_are_placed_in_full(monkeypatch: pytest.MonkeyPatch):

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from cascade import parallel
 from cascade.dialects.access import Region
-from cascade.passes.planner import search
+from cascade.passes.planner import plan, search
 from cascade.passes.planner.graph import TensorInfo
 from cascade.passes.planner.memory import Step, plan_buffers
 from cascade.passes.planner.placement import step_totals
@@ -399,3 +399,29 @@ def test_the_exact_pricer_reuses_the_boxes_the_search_sampled():
     assert exact.calls == 0
     exact.box(0, Region((0, 0, 0, 0), (batch, 4, width, channels)), True, pipelined=True)
     assert exact.calls == 1
+
+
+class _CappedCost(AnalyticalCost):
+    def __init__(self, capacity: int) -> None:
+        super().__init__()
+        self.sram_capacity = lambda: capacity
+
+
+def _chosen_plan(program: ToyProgram, cost: AnalyticalCost, objective: str | None, defer: bool):
+    previous, plan.DEFER_PLACEMENT = plan.DEFER_PLACEMENT, defer
+    try:
+        result = plan.plan_program(program, cost, plan.PlanOptions(objective=objective))
+    except plan.PlanningError as error:
+        return str(error)
+    finally:
+        plan.DEFER_PLACEMENT = previous
+    return result.peak, result.cycles, result.cascades, result.placement.offsets
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(programs(), st.sampled_from([None, "min-sram"]), st.sampled_from([None, 1500, 3000]))
+def test_plans_placed_quickly_pending_the_choice_change_nothing_chosen(program, objective, capacity):
+    # Without a budget the planner places most front plans quickly and only those the choice
+    # may fall on in full (`plan._settled`); placing every plan in full chooses the same.
+    cost = AnalyticalCost() if capacity is None else _CappedCost(capacity)
+    assert _chosen_plan(program, cost, objective, True) == _chosen_plan(program, cost, objective, False)
