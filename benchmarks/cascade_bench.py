@@ -256,7 +256,7 @@ def plan_ours(model: Path, accelerator: str, budget: int | None) -> PlanArtifact
     scheduled = scheduled_program(function)  # type: ignore[arg-type]
     system, memory = vela_configuration(accelerator)
     # The options of the plan the compile makes; the whole front, for the Pareto picture.
-    pipeline = EthosUPipelinePass(accelerator, budget, system, memory)
+    pipeline = EthosUPipelinePass(accelerator=accelerator, sram_budget=budget, system_config=system, memory_mode=memory)
     planning = next(stage for stage in pipeline.stages() if isinstance(stage, CascadePlanPass))
     options = replace(planning.plan_options(), whole_front=True)
     cost = planner_cost_model(accelerator, scheduled.program, system_config=system, memory_mode=memory)

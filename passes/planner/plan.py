@@ -395,7 +395,7 @@ def _realized_front(
 
 DEFER_PLACEMENT = True
 """Whether `_realized_front` may place a plan quickly pending the choice (`_settled`). The
-choice is the same either way (test_planner_plan); without, every plan that can be chosen is
+choice is the same either way (test_planner_search); without, every plan that can be chosen is
 placed in full: on mbv2_100_224 for U55-128 19 plans, 0.19 s, instead of one."""
 
 
