@@ -408,8 +408,7 @@ def _settled(entries: list[Realized], cost: CostModel, options: PlanOptions, cap
     entries = list(entries)
     while True:
         fitting = [e for e in entries if capacity is None or e.placement.peak <= capacity]
-        fastest = min((e.cycles for e in fitting), default=0)
-        limit = math.inf if options.objective == "min-sram" else fastest * (1 + options.cycles_tolerance)
+        limit = _cycle_limit(min((e.cycles for e in fitting), default=0), options)
         best = min((e.placement.peak for e in fitting if e.floor is None and e.cycles <= limit), default=math.inf)
         pending = [i for i, e in enumerate(entries) if e.floor is not None and e.cycles <= limit and e.floor <= best]
         if not pending:
