@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cascade.passes.planner import plan as plan_module
-from cascade.passes.planner.placement import DEFAULT_EFFORT, max_live, place
+from cascade.passes.planner.placement import max_live, place
 from cascade.passes.planner.plan import PlanningError, PlanOptions, plan_program
 from cascade.passes.planner.testing import AnalyticalCost, ToyProgram
 
@@ -222,38 +221,3 @@ def test_rolling_axes_h_keeps_every_rolling_buffer_on_rows():
     assert rows.peak >= free.peak
     with pytest.raises(PlanningError, match="rolling-axes"):
         plan_program(_wide_chain(), COST, PlanOptions(rolling_axes="w"))
-
-
-def _chosen(program: ToyProgram, cost: AnalyticalCost, objective: str | None, defer: bool):
-    previous, plan_module.DEFER_PLACEMENT = plan_module.DEFER_PLACEMENT, defer
-    try:
-        result = plan_program(program, cost, PlanOptions(objective=objective))
-    except PlanningError as error:
-        return str(error)
-    finally:
-        plan_module.DEFER_PLACEMENT = previous
-    return result.peak, result.cycles, result.cascades, result.placement.offsets
-
-
-def test_only_the_plans_the_choice_may_fall_on_are_placed_in_full(monkeypatch: pytest.MonkeyPatch):
-    # Four inverted residual blocks: without a budget, the smallest plan within 5 % of the
-    # fastest is placed in full, and the plans above it on the front only quickly.
-    program = ToyProgram((1, 16, 16, 8))
-    tensor = program.x
-    for _ in range(4):
-        expanded = program.dw(program.conv(tensor, 1, channels=32), 3, pad=1)
-        tensor = program.add(tensor, program.conv(expanded, 1, channels=8))
-    efforts: list[int] = []
-    real_place = plan_module.place
-
-    def counting_place(buffers, effort=DEFAULT_EFFORT):
-        efforts.append(effort)
-        return real_place(buffers, effort)
-
-    monkeypatch.setattr(plan_module, "place", counting_place)
-    eager = _chosen(program, COST, None, False)
-    eager_full = sum(1 for effort in efforts if effort)
-    efforts.clear()
-    assert _chosen(program, COST, None, True) == eager
-    deferred_full = sum(1 for effort in efforts if effort)
-    assert deferred_full < eager_full

@@ -16,7 +16,7 @@ from cascade.dialects.access import Region
 from cascade.passes.planner import plan, search
 from cascade.passes.planner.graph import TensorInfo
 from cascade.passes.planner.memory import Step, plan_buffers
-from cascade.passes.planner.placement import place, step_totals
+from cascade.passes.planner.placement import DEFAULT_EFFORT, place, step_totals
 from cascade.passes.planner.program import ProgramGraph
 from cascade.passes.planner.search import (
     Candidates,
@@ -447,3 +447,27 @@ def test_plans_placed_quickly_pending_the_choice_change_nothing_chosen(program, 
         capacity = plan.plan_program(program, AnalyticalCost(), plan.PlanOptions(objective=objective)).peak
     cost = AnalyticalCost() if capacity is None else _CappedCost(capacity)
     assert _chosen_plan(program, cost, objective, True) == _chosen_plan(program, cost, objective, False)
+
+
+def test_only_the_plans_the_choice_may_fall_on_are_placed_in_full(monkeypatch: pytest.MonkeyPatch):
+    # Four inverted residual blocks: without a budget, the smallest plan within 5 % of the
+    # fastest is placed in full, and the plans above it on the front only quickly.
+    program = ToyProgram((1, 16, 16, 8))
+    tensor = program.x
+    for _ in range(4):
+        expanded = program.dw(program.conv(tensor, 1, channels=32), 3, pad=1)
+        tensor = program.add(tensor, program.conv(expanded, 1, channels=8))
+    efforts: list[int] = []
+    real_place = plan.place
+
+    def counting_place(buffers, effort=DEFAULT_EFFORT):
+        efforts.append(effort)
+        return real_place(buffers, effort)
+
+    monkeypatch.setattr(plan, "place", counting_place)
+    eager = _chosen_plan(program, AnalyticalCost(), None, False)
+    eager_full = sum(1 for effort in efforts if effort)
+    efforts.clear()
+    assert _chosen_plan(program, AnalyticalCost(), None, True) == eager
+    deferred_full = sum(1 for effort in efforts if effort)
+    assert deferred_full < eager_full
