@@ -164,7 +164,8 @@ class Placement:
 
     `shape` is the full tensor `[height, width, depth]`. With `rolling_rows = k` the tensor is
     held in a Y-rolling buffer of k rows (`(y, x, c) -> (y mod k, x, c)`) at `address`; the
-    buffer is `k` rows of the tensor's width and depth.
+    buffer is `k` rows of the tensor's width and depth. With `rolling_columns = k`, an X-rolling
+    buffer (`(y, x, c) -> (y, x mod k, c)`): every row of the tensor, each `k` columns wide.
     """
 
     region: int
@@ -173,6 +174,11 @@ class Placement:
     layout: ethosu.Layout = ethosu.Layout.NHWC
     rolling_rows: int | None = None
     data_type: ethosu.DataType = ethosu.DataType.INT8
+    rolling_columns: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.rolling_rows is not None and self.rolling_columns is not None:
+            raise NpuLoweringError("a buffer rolls along rows or along columns, not both")
 
     @property
     def element_size(self) -> int:
@@ -180,8 +186,10 @@ class Placement:
 
     @property
     def strides(self) -> tuple[int, int, int]:
-        """Byte strides `[y, x, c]` of the stored tensor (Vela's `get_strides` defaults)."""
+        """Byte strides `[y, x, c]` of the stored tensor (Vela's `get_strides` defaults): a row
+        of an X-rolling buffer is its `k` columns."""
         _, width, depth = self.shape
+        width = width if self.rolling_columns is None else self.rolling_columns
         e = self.element_size
         if self.layout == ethosu.Layout.NHWC:
             return (width * depth * e, depth * e, e)
@@ -211,6 +219,8 @@ class Placement:
 
     def _tile_values(self, box: Box) -> tuple[int, ...]:
         """`tiles(box)` as the plain `TileBoxAttr.FIELDS` values."""
+        if self.rolling_columns is not None:
+            return self._column_tile_values(box)
         column = self.column_offset(box.x, box.c)
         if self.rolling_rows is None:
             address = self.address + box.y * self.strides[0] + column
@@ -218,6 +228,21 @@ class Placement:
         return _rolling_tile_values(
             self.address, self.rolling_rows, box.y, box.height, self.strides[0], box.width, column
         )
+
+    def _column_tile_values(self, box: Box) -> tuple[int, ...]:
+        """The tiles of `box` in an X-rolling buffer of k columns: tile 0 holds the columns
+        before the wrap (`width_0` of them, from buffer column `box.x mod k`); if the box wraps,
+        tile 1 (to its right, as tall) holds the rest from buffer column 0. E.g. k = 3 and box
+        columns 4..6: tile 0 is buffer columns 1..2, tile 1 buffer column 0."""
+        columns = self.rolling_columns
+        assert columns is not None
+        if not 0 < box.width <= columns:
+            raise NpuLoweringError(f"a box of {box.width} columns does not fit a {columns}-column rolling buffer")
+        start = box.x % columns
+        width_0 = min(box.width, columns - start)
+        row = self.address + box.y * self.strides[0]
+        right = row + self.column_offset(0, box.c) if box.width > width_0 else 0
+        return (box.height, box.height, width_0, row + self.column_offset(start, box.c), right, 0, 0)
 
     def feature_map(self, box: Box, quant: nn.QuantAttr | tuple[float | None, int] | None) -> ethosu.FeatureMapAttr:
         """The feature-map attribute of `box` (tensor coordinates) of this placement, shared
@@ -272,9 +297,9 @@ def rolling_tiles(
     of `rows` rows at `base` (Vela's `Tensor.addresses_for_rolling_buffer`).
 
     Tile 0 holds the rows before the wrap (`height_0` of them, starting at buffer row
-    `first_row mod rows`); if the box wraps, tile 2 holds the rest from the buffer start. Only Y
-    wraps (Vela rejects X wrap). `column_offset` is the byte offset of the box's first column
-    and channel within a row.
+    `first_row mod rows`); if the box wraps, tile 2 holds the rest from the buffer start (an
+    X-rolling buffer wraps through tile 1: `Placement._column_tile_values`). `column_offset` is
+    the byte offset of the box's first column and channel within a row.
     """
     return ethosu.TileBoxAttr.interned(
         *_rolling_tile_values(base, rows, first_row, height, row_stride, width, column_offset)

@@ -122,7 +122,7 @@ class CascadePlanPass(ModulePass):
     accelerator name), `objective` (`min-sram` or `min-cycles`; default: the fastest plan under
     the budget, or without one the smallest peak within 5 % of the fastest cycles), `striping`
     (`none`, `h` rows, `hw` rows and columns), `rolling-axes` (`hw`, or `h`: intermediates roll
-    along rows only, for lower-to-ethosu), `system-config` and `memory-mode` (Vela's names; by
+    along rows only), `system-config` and `memory-mode` (Vela's names; by
     default Vela's for the accelerator), `report` (path of a JSON report), `reorder` (`true`:
     the plans of a memory-lean operator order compete too; `false`: the function's order).
 

@@ -37,14 +37,14 @@ class EthosUPipelinePass(ModulePass):
     memory_mode: str | None = None
     reorder: bool = True
     striping: str = "h"
-    """Rows only by default, where cascade-plan's default also cuts columns: with rows the only
-    axis that rolls, a 2-D stripe recomputes its column halos, and on the eight benchmark models
-    (U55-128 and U65-256, without a budget and at Vela Size's peak, 2026-12-02) 23 of 32 plans
-    came out the same while planning took 1.4 to 3.6 times as long on the MobileNets
-    (mbv2_100_224 at its budget: 1.40 s instead of 0.39 s). At the budget no plan was more than
-    0.2 % slower in rows and four were faster (the search in both axes culls more); without one,
-    rows and columns found 3.2 and 4.5 % smaller peaks for mbv1_100_224 and mbv2_100_224 on
-    U55-128. `striping=hw` searches both."""
+    """Rows only by default, where cascade-plan's default also cuts columns. On the eight
+    benchmark models (U55-128 and U65-256, without a budget and at Vela Size's peak, 2026-12-02,
+    buffers then rolling along rows only) 23 of 32 plans came out the same while planning took
+    1.4 to 3.6 times as long on the MobileNets (mbv2_100_224 at its budget: 1.40 s instead of
+    0.39 s). At the budget no plan was more than 0.2 % slower in rows and four were faster (the
+    search in both axes culls more); without one, rows and columns found 3.2 and 4.5 % smaller
+    peaks for mbv1_100_224 and mbv2_100_224 on U55-128. `striping=hw` searches both, and is what
+    cascades a tensor one row high (a 1-D network): in stripes of columns, rolling along them."""
 
     def check_names(self) -> None:
         """Reject unknown accelerator, system config, memory mode and striping names before any
@@ -61,11 +61,7 @@ class EthosUPipelinePass(ModulePass):
             raise DiagnosticException(f"{self.name}: {error}") from None
 
     def stages(self) -> tuple[ModulePass, ...]:
-        """The passes this one runs, in order (the report driver runs them one by one).
-
-        The plan rolls buffers along rows only (`rolling-axes=h`): lower-to-ethosu addresses a
-        rolling buffer by wrapping rows, not columns.
-        """
+        """The passes this one runs, in order (the report driver runs them one by one)."""
         from cascade.passes.allocate_memory import AllocateMemoryPass
         from cascade.passes.cascade_plan import CascadePlanPass
         from cascade.passes.lower_to_ethosu import LowerToEthosUPass
@@ -76,7 +72,6 @@ class EthosUPipelinePass(ModulePass):
                 sram_budget=self.sram_budget,
                 accelerator=self.accelerator,
                 striping=self.striping,
-                rolling_axes="h",
                 system_config=self.system_config,
                 memory_mode=self.memory_mode,
                 reorder=self.reorder,

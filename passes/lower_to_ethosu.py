@@ -213,17 +213,21 @@ def _data_type(value: SSAValue) -> ethosu.DataType:
 
 
 def _placement(
-    value: SSAValue, attr: PlacementAttr, layouts: _Layouts, regions: NpuRegions, rolling_rows: int | None = None
+    value: SSAValue, attr: PlacementAttr, layouts: _Layouts, regions: NpuRegions, rolling: RollingBufferOp | None = None
 ) -> Placement:
+    """Where `value` lives: at `attr`, in `rolling` when it is held in a rolling buffer (along
+    rows or along columns)."""
     from cascade.ethos_u.npu_lowering import Placement, hwc_shape
 
+    axis, depth = (None, None) if rolling is None else (rolling.rolling_axis(), rolling.get_depth())
     return Placement(
         regions.of(attr),
         attr.get_offset(),
         hwc_shape(_shape(value)),
         layouts.of(value),
-        rolling_rows,
+        depth if axis == 1 else None,
         _data_type(value),
+        depth if axis == 2 else None,
     )
 
 
@@ -735,14 +739,14 @@ def _lower_loop(
         if not buffers:
             raise NpuLoweringError(f"{member.name}: a rolling intermediate without cascade.rolling_buffer")
         buffer = buffers[0]
-        if buffer.rolling_axis() != 1:
+        if buffer.rolling_axis() not in (1, 2):
             raise NpuLoweringError(
-                f"{describe_op(member)}: its result rolls along axis {buffer.rolling_axis()} (columns), and only "
-                "rolling rows is lowered: plan with cascade-plan{rolling-axes=h}, as ethosu-pipeline does"
+                f"{describe_op(member)}: its result rolls along axis {buffer.rolling_axis()}; the NPU's tiles wrap "
+                "rows (axis 1) or columns (axis 2)"
             )
         if buffer.placement is None:
             raise NpuLoweringError(f"the rolling buffer of {member.name} has no placement")
-        local[value] = _placement(value, buffer.placement, context.layouts, context.regions, buffer.get_depth())
+        local[value] = _placement(value, buffer.placement, context.layouts, context.regions, buffer)
         local[buffer.result] = local[value]
 
     def placements_at(member: Operation, stripe_index: tuple[int, ...]) -> list[Placement]:
@@ -777,11 +781,7 @@ def _lower_loop(
             region = geometry.computed_box(context.index[member], stripe_index)
             if region is None:
                 continue
-            box = Box.from_region(region)
-            rows = getattr(local.get(member.results[0]), "rolling_rows", None)
-            if rows is not None and box.height > rows:
-                drop = box.height - rows
-                box = Box(box.y + drop, box.x, box.c, rows, box.width, box.depth)
+            box = _kept_in(local.get(member.results[0]), Box.from_region(region))
             boxes[member].append(box)
             views[member].append(placements_at(member, stripe_index))
             order.append(member)
@@ -817,6 +817,22 @@ def _slice_depth(op: Operation) -> int:
 
     attr = op.attributes.get(SLICE_DEPTH_ATTR)
     return attr.value.data if isinstance(attr, IntegerAttr) else 0
+
+
+def _kept_in(placement: Placement | None, box: Box) -> Box:
+    """The part of `box` a rolling `placement` ends up holding: a box longer than the ring
+    along its rolling axis (a stride larger than the window computes rows or columns the
+    consumer never reads) keeps its last k, as `interpreter.scheduled` does."""
+    from cascade.ethos_u.npu_lowering import Box
+
+    if placement is None:
+        return box
+    rows, columns = placement.rolling_rows, placement.rolling_columns
+    if rows is not None and box.height > rows:
+        return Box(box.y + box.height - rows, box.x, box.c, rows, box.width, box.depth)
+    if columns is not None and box.width > columns:
+        return Box(box.y, box.x + box.width - columns, box.c, box.height, columns, box.depth)
+    return box
 
 
 def _placement_shape(

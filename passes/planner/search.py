@@ -134,8 +134,8 @@ to 2, 22 of 24 plans stayed the same (six bench models on U55-128 and U65-256, n
 at Vela `--optimise Size`'s peak), every front kept its smallest peak, and mbv2_100_224 built
 44,128 points instead of 74,800 (9 % fewer instructions in all). Its two plans on U55-128
 changed: under the budget one 1.7 % faster, as the extra points had crowded it out of the
-culled sets; without one, one 1.4 % smaller (but through ethosu-pipeline, rolling rows only,
-0.9 % larger and 1.3 % slower: the plan chosen before needed a third threshold)."""
+culled sets; without one, one 1.4 % smaller (but rolling rows only, 0.9 % larger and 1.3 %
+slower: the plan chosen before needed a third threshold)."""
 SLICE_COUNTS = (2, 4, 8, 16)
 """Numbers of weight slices tried for double-buffered weights (operators run alone)."""
 GREEDY_MODE_STEPS = 2
@@ -178,7 +178,7 @@ class SearchOptions:
     exact_pricing: bool = False
     rolling_axes: str = "hw"
     """Axes an intermediate may roll along: "hw", or "h" (a configuration whose outer axis is
-    the width then recomputes every intermediate, as for a target that wraps rows only)."""
+    the width then recomputes every intermediate)."""
 
 
 @dataclass(frozen=True)

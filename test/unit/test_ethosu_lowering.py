@@ -59,6 +59,29 @@ def test_rolling_tiles_reject_boxes_taller_than_the_buffer() -> None:
         rolling_tiles(0, 4, 0, 5, 16, 1)
 
 
+def test_a_column_rolling_buffer_wraps_through_tile_1() -> None:
+    # A 6x20x32 tensor held in 4 columns (NHCWB16): a row is 4 x 32 = 128 bytes, a column 16
+    # bytes a brick, a brick 16 x 4 = 64.
+    placement = Placement(1, 0x400, (6, 20, 32), ethosu.Layout.NHCWB16, rolling_columns=4)
+    assert placement.strides == (128, 16, 64)
+    assert placement.size == 6 * 128
+    # Rows 2..4, columns 9..10: buffer columns 1..2, no wrap.
+    fm = placement.feature_map(Box(2, 9, 0, 3, 2, 32), None)
+    assert (fm.tiles.height_0, fm.tiles.height_1, fm.tiles.width_0) == (3, 3, 2)
+    assert fm.tiles.addresses == (0x400 + 2 * 128 + 1 * 16, 0, 0, 0)
+    # Columns 6..9 of the second brick: buffer columns 2..3 (tile 0), then 0..1 (tile 1).
+    fm = placement.feature_map(Box(1, 6, 16, 2, 4, 16), None)
+    assert (fm.tiles.height_0, fm.tiles.height_1, fm.tiles.width_0) == (2, 2, 2)
+    assert fm.tiles.addresses == (0x400 + 128 + 2 * 16 + 64, 0x400 + 128 + 64, 0, 0)
+
+
+def test_a_placement_rolls_one_axis_and_holds_the_box() -> None:
+    with pytest.raises(NpuLoweringError, match="does not fit a 4-column rolling buffer"):
+        Placement(1, 0, (6, 20, 32), rolling_columns=4).tiles(Box(0, 3, 0, 1, 5, 32))
+    with pytest.raises(NpuLoweringError, match="rows or along columns, not both"):
+        Placement(1, 0, (6, 20, 32), rolling_rows=2, rolling_columns=4)
+
+
 def test_placement_strides_follow_vela_defaults() -> None:
     nhwc = Placement(1, 0, (4, 5, 20))
     assert nhwc.strides == (100, 20, 1)

@@ -529,21 +529,20 @@ def test_every_slice_fits_its_half_of_the_buffer(model: str, budget: int, accele
     assert len(copies) == expected
 
 
-def test_a_buffer_rolling_along_columns_is_refused_with_the_plan_that_lowers() -> None:
-    """cascade-plan's default rolling-axes=hw may roll an intermediate along its columns, which
-    the lowering does not do: the error names the operator and the option (ethosu-pipeline plans
-    with rolling-axes=h). The allocated resnet8's first rolling buffer, turned to roll columns."""
+def test_a_buffer_rolling_along_channels_is_refused() -> None:
+    """The NPU's tiles wrap rows or columns (test_scheduled, rolling_columns.mlir), not
+    channels: hand-written IR rolling along axis 3 gets an error naming the operator. The
+    allocated resnet8's first rolling buffer, turned to roll channels."""
     from xdsl.dialects.builtin import AffineMapAttr
 
     from cascade.dialects.cascade import RollingBufferOp, rolling_index_map
 
     module = _allocated("resnet8_nosoftmax", 30000)
     buffer = next(op for op in module.walk() if isinstance(op, RollingBufferOp))
-    buffer.index_map = AffineMapAttr(rolling_index_map(4, 2, buffer.get_depth()))
-    assert buffer.rolling_axis() == 2
+    buffer.index_map = AffineMapAttr(rolling_index_map(4, 3, buffer.get_depth()))
+    assert buffer.rolling_axis() == 3
     with pytest.raises(
         DiagnosticException,
-        match=r"nn\.\w+ .*rolls along axis 2 \(columns\), and only rolling rows is lowered: "
-        r"plan with cascade-plan\{rolling-axes=h\}",
+        match=r"nn\.\w+ .*rolls along axis 3; the NPU's tiles wrap rows \(axis 1\) or columns \(axis 2\)",
     ):
         LowerToEthosUPass(accelerator=ACCELERATOR).apply(Context(), module)

@@ -1,7 +1,8 @@
 """The stripe-level executor (`interpreter.scheduled`): planned, rolling-buffered and allocated
 programs run stripe by stripe in one flat SRAM compute bit-exactly what the `nn` program
 computes, on every shared model at several budgets and on random chains and diamonds
-(hypothesis); broken schedules (too shallow a rolling buffer, overlapping buffers) are caught.
+(hypothesis), and those random plans lowered to command streams too; broken schedules (too
+shallow a rolling buffer, overlapping buffers) are caught.
 
 Also the helpers the other scheduled-level tests share: `schedule` (plan, rolling-buffer,
 allocate), `random_program` (a hypothesis strategy of small nn programs as MLIR text).
@@ -510,3 +511,31 @@ def test_scheduled_run_matches_tflite(models):
     pairs = comparisons(scheduled, run, run_reference(path.read_bytes(), inputs))
     assert len(pairs) > 3
     assert all(pair.mismatch() is None for pair in pairs), [p.label for p in pairs if p.mismatch()]
+
+
+@settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=random_program(), data=st.data(), seed=st.integers(0, 1000))
+def test_random_stripe_configurations_lower_bit_exact(text, data, seed):
+    """The same random plans lowered to command streams (Vela's serializer, the NPU's
+    functional model): the outputs equal the nn program's, rolling buffers along rows or
+    along columns alike."""
+    from cascade.passes.lower_to_ethosu import LowerToEthosUPass, run_lowered
+
+    module = parse(text)
+    planned = module.clone()
+    CascadePlanPass(accelerator=ACCELERATOR, objective="min-sram").apply(make_context(), planned)
+    lowered = rewrite_plan(planned, data)
+    ctx = make_context()
+    RollingBufferPass().apply(ctx, lowered)
+    AllocateMemoryPass(accelerator=ACCELERATOR).apply(ctx, lowered)
+    axes = {op.rolling_axis() for op in lowered.walk() if isinstance(op, RollingBufferOp)}
+    LowerToEthosUPass(accelerator=ACCELERATOR).apply(ctx, lowered)
+    lowered.verify()
+    inputs = random_inputs(module, seed)
+    want = run_program(module, inputs).outputs
+    got = run_lowered(lowered, inputs)
+    assert len(got) == len(want)
+    for a, b in zip(got, want, strict=True):
+        assert np.array_equal(a, b)
+    for axis in axes:
+        event(f"rolling buffer along axis {axis}")

@@ -80,10 +80,10 @@ def _inputs(model: str, seed: int = 0) -> list[np.ndarray]:
 
 
 def _plan(model: str, accelerator: str = ACCELERATOR) -> ModuleOp:
-    """The plan ethosu-pipeline makes (rows-only rolling buffers): on U65 its graph inputs and
-    outputs and the CPU's tensors are spilled already."""
+    """The plan ethosu-pipeline makes (row stripes): on U65 its graph inputs and outputs and
+    the CPU's tensors are spilled already."""
     module = _original(model).clone()
-    CascadePlanPass(accelerator=accelerator, rolling_axes="h").apply(Context(), module)
+    CascadePlanPass(accelerator=accelerator, striping="h").apply(Context(), module)
     return module
 
 
