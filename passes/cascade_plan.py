@@ -121,10 +121,11 @@ class CascadePlanPass(ModulePass):
     Options: `sram-budget` (bytes, a hard limit; none: no limit), `accelerator` (Vela
     accelerator name), `objective` (`min-sram` or `min-cycles`; default: the fastest plan under
     the budget, or without one the smallest peak within 5 % of the fastest cycles), `striping`
-    (`none`, `h` rows, `hw` rows and columns), `rolling-axes` (`hw`, or `h`: intermediates roll
-    along rows only), `system-config` and `memory-mode` (Vela's names; by
-    default Vela's for the accelerator), `report` (path of a JSON report), `reorder` (`true`:
-    the plans of a memory-lean operator order compete too; `false`: the function's order).
+    (`none`; `h` rows, or the columns of an output one row high; `hw` rows and columns),
+    `rolling-axes` (`hw`, or `h`: intermediates roll along rows only), `system-config` and
+    `memory-mode` (Vela's names; by default Vela's for the accelerator), `report` (path of a
+    JSON report), `reorder` (`true`: the plans of a memory-lean operator order compete too;
+    `false`: the function's order).
 
     Every plan fits the SRAM the memory mode provides (`arena_cache_size`: 384 KiB in U65's
     default Dedicated_Sram_384KB; unlimited in U55's Shared_Sram), budget or not.

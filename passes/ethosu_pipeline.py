@@ -43,8 +43,8 @@ class EthosUPipelinePass(ModulePass):
     1.4 to 3.6 times as long on the MobileNets (mbv2_100_224 at its budget: 1.40 s instead of
     0.39 s). At the budget no plan was more than 0.2 % slower in rows and four were faster (the
     search in both axes culls more); without one, rows and columns found 3.2 and 4.5 % smaller
-    peaks for mbv1_100_224 and mbv2_100_224 on U55-128. `striping=hw` searches both, and is what
-    cascades a tensor one row high (a 1-D network): in stripes of columns, rolling along them."""
+    peaks for mbv1_100_224 and mbv2_100_224 on U55-128. `striping=hw` searches both. Either cuts
+    an output one row high (a 1-D network's) in stripes of columns, rolling along them."""
 
     def check_names(self) -> None:
         """Reject unknown accelerator, system config, memory mode and striping names before any

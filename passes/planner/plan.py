@@ -32,14 +32,15 @@ largest, with that many bytes.
 
 The reported `lower_bound` is the **row-striping lower bound**: the smallest possible largest
 step memory of a plan whose multi-operator cascades stripe rows one at a time (stripe height 1
-at every sink, minimal rolling windows: every rolling intermediate keeps exactly the rows its
-consumers' windows need; an output written over the input rows its cascade has read, where
-`memory.in_place_output` allows, as close above them as one-row stripes let it start), not
-counting weights and before placement. Stripes of one row give the smallest window of every
-intermediate and the smallest such lead (b(t) + 1 - L(t) in `memory.consumed_rows_lead`: the
-rows written run a whole stripe ahead of the rows still read), so no row-striped plan over
-the same candidate cascades can do better; 2-D stripes with recompute intermediates can (they keep less than a
-full row), which is why plans may report a peak below it.
+at every sink, or width 1 at a sink one row high, `search.one_row`; minimal rolling windows:
+every rolling intermediate keeps exactly the rows its consumers' windows need; an output written
+over the input rows its cascade has read, where `memory.in_place_output` allows, as close above
+them as one-row stripes let it start), not counting weights and before placement. Stripes of one
+row give the smallest window of every intermediate and the smallest such lead (b(t) + 1 - L(t)
+in `memory.consumed_rows_lead`: the rows written run a whole stripe ahead of the rows still
+read), so no row-striped plan over the same candidate cascades can do better; 2-D stripes with
+recompute intermediates can (they keep less than a full row), which is why plans may report a
+peak below it.
 
 Pure Python: no IR types, no target.
 """
@@ -57,7 +58,15 @@ from cascade.passes.planner.memory import Step, full_tensors_of, plan_buffers, s
 from cascade.passes.planner.order import lean_order
 from cascade.passes.planner.placement import DEFAULT_EFFORT, Buffer, Placement, align, max_live, place, step_totals
 from cascade.passes.planner.program import ProgramGraph, ProgramLike
-from cascade.passes.planner.search import Candidates, Edge, PartitionDP, Path, SearchOptions, minimax_path
+from cascade.passes.planner.search import (
+    Candidates,
+    Edge,
+    PartitionDP,
+    Path,
+    SearchOptions,
+    minimax_path,
+    one_row,
+)
 from cascade.passes.planner.spill import can_spill, pinned_tensors, promote
 from cascade.passes.planner.stripes import CascadeGeometry, StripeConfig
 
@@ -676,7 +685,7 @@ def _budget_message(
 
 _UNSEARCHED_STRIPES = {
     "hw": "",
-    "h": " in row stripes; striping=hw also cuts columns",
+    "h": " in stripes of rows, or of columns where an output is one row high; striping=hw also cuts columns",
     "none": " unstriped; striping=h or hw cuts stripes",
 }
 """What a budget message adds about the stripes the search did not try, by `striping`."""
@@ -690,7 +699,7 @@ def row_lower_bound(graph: ProgramGraph, candidates: Candidates) -> int:
         start = graph.range_start_limit(sink, candidates.options.max_length)
         if start == sink:
             continue
-        config = StripeConfig((1,), (1,))
+        config = StripeConfig((2,) if one_row(graph.output_shape(sink)) else (1,), (1,))
         geometry = CascadeGeometry.build(graph, start, sink, config, frozenset())
         intermediates = 0
         for first in range(sink - 1, start - 1, -1):

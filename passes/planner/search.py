@@ -8,9 +8,10 @@ configurations and keeps a Pareto set over (step memory, cycles):
 
 * one operator: one stripe, weights in SRAM or streamed;
 * several operators, `striping=h`: row stripes of the sink, `ceil(H/n)` rows for n in
-  `STRIPE_COUNTS`, all intermediates rolling (with rows only, rolling never uses more memory
-  than recompute and never computes more). One stripe over several operators is not tried:
-  it holds every intermediate in full, never less than running the operators one by one;
+  `STRIPE_COUNTS` (column stripes, likewise, for a sink one row high: a 1-D network's), all
+  intermediates rolling (in 1-D stripes, rolling never uses more memory than recompute and
+  never computes more). One stripe over several operators is not tried: it holds every
+  intermediate in full, never less than running the operators one by one;
 * `striping=hw` adds column stripes alone (for outputs wider than tall), and 2-D stripes (for
   outputs at least `MIN_2D_EXTENT` tall and wide) in both orders (rows outer or
   columns outer) with `ceil(extent/n)` for n in `OUTER_COUNTS` x `INNER_COUNTS`. In 2-D, the
@@ -756,7 +757,7 @@ class Candidates:
         if len(shape) != 4:
             return sink - start + 1
         configs = len(_sizes(shape[1], STRIPE_COUNTS))
-        if self.options.striping == "hw" and shape[2] > shape[1]:
+        if self._column_stripes(shape[1], shape[2]):
             configs += len(_sizes(shape[2], STRIPE_COUNTS))
         if self.options.striping == "hw" and min(shape[1], shape[2]) >= MIN_2D_EXTENT:
             per_order = len(_sizes(shape[1], OUTER_COUNTS)) * len(_sizes(shape[2], INNER_COUNTS))
@@ -931,12 +932,9 @@ class Candidates:
         configs: list[tuple[StripeConfig, frozenset[int]]] = []
         if self.options.striping in ("h", "hw"):
             configs += [(StripeConfig((1,), (size,)), frozenset()) for size in _sizes(height, STRIPE_COUNTS)]
-        if self.options.striping != "hw":
-            return configs
-        if width > height:
-            # Column stripes alone mirror row stripes; they only pay on wide outputs.
+        if self._column_stripes(height, width):
             configs += [(StripeConfig((2,), (size,)), frozenset()) for size in _sizes(width, STRIPE_COUNTS)]
-        if min(height, width) < MIN_2D_EXTENT:
+        if self.options.striping != "hw" or min(height, width) < MIN_2D_EXTENT:
             return self._rolling_along_allowed_axes(configs, sink, start)
         mode_sets = self._mode_sets(sink, start)
         smallest = self._smallest_mode_set(sink, start, StripeConfig((1, 2), (1, 1)))
@@ -950,6 +948,14 @@ class Candidates:
                     config = StripeConfig((outer, inner), (outer_size, inner_size))
                     configs += [(config, recompute) for recompute in mode_sets]
         return self._rolling_along_allowed_axes(configs, sink, start)
+
+    def _column_stripes(self, height: int, width: int) -> bool:
+        """Whether 1-D stripes of columns are tried on an output `height` x `width`. They mirror
+        row stripes, so they only pay on a wide output (`striping=hw`), and they are all there
+        is to cut in one a single row high (`h` too, `one_row`)."""
+        if self.options.striping == "hw":
+            return width > height
+        return self.options.striping == "h" and one_row((1, height, width))
 
     def _rolling_along_allowed_axes(
         self, configs: list[tuple[StripeConfig, frozenset[int]]], sink: int, start: int
@@ -1209,6 +1215,12 @@ def cull(points: Sequence[Point], max_points: int) -> list[Point]:
     last = len(front) - 1
     picks = sorted({round(k * last / (max_points - 1)) for k in range(max_points)})
     return [front[i] for i in picks]
+
+
+def one_row(shape: Sequence[int]) -> bool:
+    """Whether an NHWC output is a single row of several columns (a 1-D network's `[1, 1, T,
+    C]`): its 1-D stripes are stripes of columns."""
+    return len(shape) >= 3 and shape[1] == 1 < shape[2]
 
 
 # --------------------------------------------------------------------------- #

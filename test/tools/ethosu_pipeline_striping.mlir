@@ -8,7 +8,7 @@
 //
 // Rows by default: 9000 bytes are too few, and the message says which stripes were tried.
 // RUN: not cascade-opt %s --ethosu-pipeline='accelerator=ethos-u55-128 sram-budget=9000' 2>&1 | filecheck %s --check-prefix=ROWS-TOO-SMALL
-// ROWS-TOO-SMALL: {{^}}cascade-opt: error: cascade-plan: @patches: sram-budget of 9000 bytes is too small: nn.conv2d at {{.*}}:{{[0-9]+}}:3 needs at least 12288 bytes (its smallest working set in row stripes; striping=hw also cuts columns){{$}}
+// ROWS-TOO-SMALL: {{^}}cascade-opt: error: cascade-plan: @patches: sram-budget of 9000 bytes is too small: nn.conv2d at {{.*}}:{{[0-9]+}}:3 needs at least 12288 bytes (its smallest working set in stripes of rows, or of columns where an output is one row high; striping=hw also cuts columns){{$}}
 //
 // 12288 bytes fit rows; 9000 fit patches with striping=hw. Both lowered programs run on the
 // NPU's functional model bit-exact with the nn program (same seed, same output digest).

@@ -74,7 +74,12 @@ def test_impossible_budget_names_the_operator():
     [
         # Unstriped, the depthwise conv alone needs the most: a + b = 8192.
         ("none", "nn.depthwise_conv2d 't1'", 8192, "unstriped; striping=h or hw cuts stripes"),
-        ("h", "nn.conv2d 't0'", 3072, "in row stripes; striping=hw also cuts columns"),
+        (
+            "h",
+            "nn.conv2d 't0'",
+            3072,
+            "in stripes of rows, or of columns where an output is one row high; striping=hw also cuts columns",
+        ),
     ],
 )
 def test_an_impossible_budget_says_which_stripes_were_not_tried(striping, operator, needs, searched):
@@ -210,6 +215,34 @@ def _rolling_outer_axes(result) -> set[int]:
         for cascade in result.cascades
         if any(result.geometry(cascade).is_rolling(op) for op in range(cascade.first, cascade.sink))
     }
+
+
+def _one_row_chain() -> ToyProgram:
+    # A 1-D network's tensors, [1, 1, T, C]: 1 x 3 windows along 64 columns.
+    program = ToyProgram((1, 1, 64, 8))
+    t = program.window(program.x, "conv2d", (1, 3), (1, 1), (0, 1, 0, 1), 16)
+    t = program.window(t, "depthwise_conv2d", (1, 3), (1, 1), (0, 1, 0, 1))
+    program.window(t, "conv2d", (1, 1), (1, 1), (0, 0, 0, 0), 8)
+    return program
+
+
+def test_row_stripes_of_a_one_row_output_are_its_columns():
+    """striping=h has no rows to cut in a one-row output: it cuts its columns, as hw does,
+    and with rolling-axes=h those stripes recompute their intermediates instead of rolling."""
+    rows = plan_program(_one_row_chain(), COST, PlanOptions(objective="min-sram", striping="h"))
+    both = plan_program(_one_row_chain(), COST, PlanOptions(objective="min-sram", striping="hw"))
+    unstriped = plan_program(_one_row_chain(), COST, PlanOptions(objective="min-sram", striping="none"))
+    assert rows.peak == both.peak < unstriped.peak
+    assert _rolling_outer_axes(rows) == {2}
+    # The row-striping bound stripes such a sink one column at a time: these plans reach it.
+    # x 64 x 8 = 512 and the output 512, 3 columns of the conv's 16 channels (48, aligned to
+    # 48) and 1 of the depthwise's (16): 512 + 512 + 48 + 16 = 1088.
+    assert rows.lower_bound == rows.peak == 1088
+    recomputing = plan_program(
+        _one_row_chain(), COST, PlanOptions(objective="min-sram", striping="h", rolling_axes="h")
+    )
+    assert _rolling_outer_axes(recomputing) == set()
+    assert {cascade.config.outer_axis for cascade in recomputing.cascades if cascade.sink > cascade.first} == {2}
 
 
 def test_rolling_axes_h_keeps_every_rolling_buffer_on_rows():

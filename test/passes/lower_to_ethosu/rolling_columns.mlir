@@ -1,20 +1,21 @@
-// A one-row (1-D) network cascades only in stripes of columns, its intermediates rolling along
-// columns; the lowering wraps those buffers with the NPU's tile 1 (the columns right of
-// width_0), and the command streams run bit-exact on the NPU's functional model.
+// A one-row (1-D) network cascades in stripes of columns, its intermediates rolling along
+// columns (ethosu-pipeline's default striping=h cuts the columns of an output one row high); the
+// lowering wraps those buffers with the NPU's tile 1 (the columns right of width_0), and the
+// command streams run bit-exact on the NPU's functional model.
 //
 // x: 1x1x128x16 -> %t0 = conv 1x3 pad 1 (64 ch) -> %t1 = depthwise 1x3 pad 1 -> %out = conv 1x1 (16 ch).
-// In rows nothing can be cut (one row): the depthwise needs all of %t0 and %t1, 8192 + 8192.
+// Unstriped, the depthwise needs all of %t0 and %t1: 8192 + 8192 bytes.
 // In 1-column stripes: x and %out 2048 each, 3 columns of %t0 (the depthwise window, 3 x 64)
-// and 1 of %t1 (64): 4096 + 192 + 64 = 4352 bytes, the least (lower bound: both full tensors).
-// RUN: not cascade-opt %s -p 'ethosu-pipeline{accelerator=ethos-u55-128 sram-budget=4352}' 2>&1 | filecheck %s --check-prefix=ROWS
-// ROWS: error: cascade-plan: @wide: sram-budget of 4352 bytes is too small: nn.depthwise_conv2d at {{.*}}:{{[0-9]+}}:3 needs at least 16384 bytes (its smallest working set in row stripes; striping=hw also cuts columns)
+// and 1 of %t1 (64): 4096 + 192 + 64 = 4352 bytes, the least.
+// RUN: not cascade-opt %s -p 'cascade-plan{accelerator=ethos-u55-128 sram-budget=4352 striping=none}' 2>&1 | filecheck %s --check-prefix=UNSTRIPED
+// UNSTRIPED: error: cascade-plan: @wide: sram-budget of 4352 bytes is too small: nn.depthwise_conv2d at {{.*}}:{{[0-9]+}}:3 needs at least 16384 bytes (its smallest working set unstriped; striping=h or hw cuts stripes)
 //
-// RUN: cascade-opt %s -p 'cascade-plan{accelerator=ethos-u55-128 sram-budget=4352},rolling-buffer' | filecheck %s --check-prefix=PLAN
+// RUN: cascade-opt %s -p 'cascade-plan{accelerator=ethos-u55-128 sram-budget=4352 striping=h},rolling-buffer' | filecheck %s --check-prefix=PLAN
 // PLAN: cascade.for_stripes (%col) {{.*}} stripe_shape [1, 1, 1, 16] stripe_order [2] num_stripes [128] {{.*}} peak_sram_bytes 4352
 // PLAN: cascade.rolling_buffer %t0 depth 3 index_map affine_map<(d0, d1, d2, d3) -> (d0, d1, (d2 mod 3), d3)>
 // PLAN: cascade.rolling_buffer %t1 depth 1
 //
-// RUN: cascade-opt %s -p 'ethosu-pipeline{accelerator=ethos-u55-128 sram-budget=4352 striping=hw}' -o %t.lowered.mlir
+// RUN: cascade-opt %s -p 'ethosu-pipeline{accelerator=ethos-u55-128 sram-budget=4352}' -o %t.lowered.mlir
 // RUN: filecheck %s --check-prefix=LOWERED < %t.lowered.mlir
 // RUN: cascade-run %s --seed 1 > %t.reference
 // RUN: filecheck %s --check-prefix=VALUES < %t.reference
