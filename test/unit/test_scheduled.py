@@ -374,12 +374,9 @@ def rewrite_plan(module: ModuleOp, data: st.DataObject) -> ModuleOp:
     return copy
 
 
-@settings(max_examples=100, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
-@given(text=random_program(), data=st.data(), seed=st.integers(0, 1000))
-def test_random_stripe_configurations_are_bit_exact(text, data, seed):
-    """Random stripe shapes, 2-D orders, buffer and weights modes, prefetch: still bit-exact,
-    and the independent checker accepts the allocation."""
-    module = parse(text)
+def _randomly_planned(module: ModuleOp, data: st.DataObject) -> ModuleOp:
+    """`module`'s smallest plan with its stripes and modes drawn at random (`rewrite_plan`),
+    rolling-buffered and allocated."""
     planned = module.clone()
     CascadePlanPass(accelerator=ACCELERATOR, objective="min-sram").apply(make_context(), planned)
     rewritten = rewrite_plan(planned, data)
@@ -387,6 +384,16 @@ def test_random_stripe_configurations_are_bit_exact(text, data, seed):
     RollingBufferPass().apply(ctx, rewritten)
     AllocateMemoryPass(accelerator=ACCELERATOR).apply(ctx, rewritten)
     rewritten.verify()
+    return rewritten
+
+
+@settings(max_examples=100, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=random_program(), data=st.data(), seed=st.integers(0, 1000))
+def test_random_stripe_configurations_are_bit_exact(text, data, seed):
+    """Random stripe shapes, 2-D orders, buffer and weights modes, prefetch: still bit-exact,
+    and the independent checker accepts the allocation."""
+    module = parse(text)
+    rewritten = _randomly_planned(module, data)
     function = main_function(rewritten)
     assert check_memory(function) == []
     assert peak(rewritten, ALLOCATED_PEAK_ATTR) >= peak(rewritten, "cascade.max_live_bytes")
@@ -522,14 +529,9 @@ def test_random_stripe_configurations_lower_bit_exact(text, data, seed):
     from cascade.passes.lower_to_ethosu import LowerToEthosUPass, run_lowered
 
     module = parse(text)
-    planned = module.clone()
-    CascadePlanPass(accelerator=ACCELERATOR, objective="min-sram").apply(make_context(), planned)
-    lowered = rewrite_plan(planned, data)
-    ctx = make_context()
-    RollingBufferPass().apply(ctx, lowered)
-    AllocateMemoryPass(accelerator=ACCELERATOR).apply(ctx, lowered)
+    lowered = _randomly_planned(module, data)
     axes = {op.rolling_axis() for op in lowered.walk() if isinstance(op, RollingBufferOp)}
-    LowerToEthosUPass(accelerator=ACCELERATOR).apply(ctx, lowered)
+    LowerToEthosUPass(accelerator=ACCELERATOR).apply(make_context(), lowered)
     lowered.verify()
     inputs = random_inputs(module, seed)
     want = run_program(module, inputs).outputs
