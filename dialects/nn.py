@@ -17,7 +17,7 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 from math import lcm
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -60,7 +60,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
-from xdsl.traits import Pure
+from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
@@ -75,6 +75,9 @@ from cascade.dialects.access import (
     relation_from_rows,
     window_row,
 )
+
+if TYPE_CHECKING:
+    from xdsl.pattern_rewriter import RewritePattern
 
 MAX_TENSOR_BYTES = 2**32
 """The largest tensor a 32-bit address space holds (4 GiB).
@@ -1128,11 +1131,21 @@ class PadOp(UnaryOperation):
         return (relation_from_rows([follows_axis(rank, a, 1, -b) for a, (b, _) in enumerate(self.pads())]),)
 
 
+class ReshapeHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from cascade.passes.nn_canonicalization import FoldReshapeOfReshape, RemoveIdentityReshape
+
+        return (FoldReshapeOfReshape(), RemoveIdentityReshape())
+
+
 @irdl_op_definition
 class ReshapeOp(UnaryOperation):
-    """Reshape keeping the element order, TFLite RESHAPE; reads the whole input."""
+    """Reshape keeping the element order, TFLite RESHAPE, EXPAND_DIMS and SQUEEZE; reads the
+    whole input."""
 
     name = "nn.reshape"
+    traits = traits_def(Pure(), ReshapeHasCanonicalizationPatterns())
 
     def verify_shapes(self) -> None:
         in_shape = _tensor(self.input, "input").get_shape()

@@ -8,6 +8,10 @@ Every operator carries its output tensor's name as a `loc("...")` location, and
 every argument its input tensor's name, so results can be matched to TFLite's
 tensors later.
 
+RESHAPE, EXPAND_DIMS and SQUEEZE are `nn.reshape`; chains of them are folded
+(`passes.nn_canonicalization`), so that the 2-D convolutions TFLite writes for 1-D
+ones between EXPAND_DIMS and SQUEEZE read each other's outputs.
+
 Anything that cannot be imported raises `TFLiteImportError` naming the operator
 (its index and TFLite name) and the tensor concerned.
 """
@@ -36,6 +40,7 @@ from ethosu.vela.tflite import (
     ResizeBilinearOptions,
     ResizeNearestNeighborOptions,
     SoftmaxOptions,
+    SqueezeOptions,
     SubOptions,
     TransposeConvOptions,
 )
@@ -325,7 +330,9 @@ class _Importer:
         # Constants first, so the computation reads top to bottom in TFLite's operator order.
         body.add_ops([*self.constants, *self.computed, ReturnOp(*results)])
         func = FuncOp("main", FunctionType.from_lists(arg_types, [r.type for r in results]), Region(body))
-        return ModuleOp([func])
+        module = ModuleOp([func])
+        _fold_reshapes(module)
+        return module
 
     def first_reader(self, index: int) -> str:
         """'operator #k NAME: ' for the first operator reading tensor `index`, or ''."""
@@ -709,6 +716,58 @@ def _reshape(ctx: _OpContext) -> Operation:
     return ctx.make(nn.ReshapeOp, [x], input_quant=x_quant)
 
 
+def _fold_reshapes(module: ModuleOp) -> None:
+    """Fold the reshape chains TFLite writes around 1-D convolutions (SQUEEZE then EXPAND_DIMS
+    back, `passes.nn_canonicalization`), so that the convolutions read each other's outputs."""
+    from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+
+    from cascade.passes.nn_canonicalization import FoldReshapeOfReshape, RemoveIdentityReshape
+
+    # Dead operators stay: an import keeps every operator the model has (test_fuzz).
+    patterns = GreedyRewritePatternApplier([FoldReshapeOfReshape(), RemoveIdentityReshape()], dce_enabled=False)
+    PatternRewriteWalker(patterns, apply_recursively=True).rewrite_module(module)
+
+
+def _expand_dims(ctx: _OpContext) -> Operation:
+    """EXPAND_DIMS: a reshape inserting a 1 at the axis its second input names (a 1-D
+    convolution's `[1, T, C]` to `[1, 1, T, C]`)."""
+    x, x_quant = ctx.activation_in(0)
+    shape = list(_shape_of(x))
+    axis_tensor = ctx.importer.tensor(ctx.input(1, "axis"))
+    if axis_tensor.data is None or axis_tensor.data.size != 1 or axis_tensor.type != TFLiteType.INT32:
+        raise TFLiteImportError(f"axis {axis_tensor.describe()} must be one constant int32")
+    axis = int(axis_tensor.data.reshape(-1)[0])
+    if not -len(shape) - 1 <= axis <= len(shape):
+        raise TFLiteImportError(f"axis {axis} is out of range for a rank-{len(shape)} input")
+    shape.insert(axis if axis >= 0 else axis + len(shape) + 1, 1)
+    return _reshape_to(ctx, x, x_quant, shape, f"axis {axis}")
+
+
+def _squeeze(ctx: _OpContext) -> Operation:
+    """SQUEEZE: a reshape dropping the size-1 dimensions its option lists (all of them when it
+    lists none)."""
+    x, x_quant = ctx.activation_in(0)
+    shape = list(_shape_of(x))
+    options = ctx.options(SqueezeOptions.SqueezeOptions)
+    listed = [int(d) for d in options.SqueezeDimsAsNumpy()] if options.SqueezeDimsLength() else []
+    if any(not -len(shape) <= d < len(shape) for d in listed):
+        raise TFLiteImportError(f"squeeze_dims {listed} are out of range for a rank-{len(shape)} input")
+    dims = {d % len(shape) for d in listed} if listed else {d for d, size in enumerate(shape) if size == 1}
+    if any(shape[d] != 1 for d in dims):
+        raise TFLiteImportError(f"squeeze_dims {listed} name a dimension of {shape} that is not 1")
+    kept = [size for d, size in enumerate(shape) if d not in dims]
+    return _reshape_to(ctx, x, x_quant, kept, f"squeeze_dims {listed}")
+
+
+def _reshape_to(ctx: _OpContext, x: SSAValue, x_quant: nn.QuantAttr, shape: list[int], source: str) -> Operation:
+    """An `nn.reshape` of `x` to `shape`, which the output tensor must be declared with."""
+    out_type, _ = ctx.output()
+    if shape != list(out_type.get_shape()):
+        declared = list(out_type.get_shape())
+        raise TFLiteImportError(f"{source} gives {shape}, but the output tensor is declared with {declared}")
+    return ctx.make(nn.ReshapeOp, [x], input_quant=x_quant)
+
+
 def _volume(shape: Sequence[int]) -> int:
     return math.prod(shape)
 
@@ -783,6 +842,8 @@ _HANDLERS: dict[int, Callable[[_OpContext], Operation]] = {
     BuiltinOperator.PAD: _pad,
     BuiltinOperator.PADV2: _pad,
     BuiltinOperator.RESHAPE: _reshape,
+    BuiltinOperator.EXPAND_DIMS: _expand_dims,
+    BuiltinOperator.SQUEEZE: _squeeze,
     BuiltinOperator.CONCATENATION: _concat,
     BuiltinOperator.RESIZE_NEAREST_NEIGHBOR: _resize(
         nn.ResizeMode.NEAREST, ResizeNearestNeighborOptions.ResizeNearestNeighborOptions
