@@ -721,10 +721,10 @@ def _fold_reshapes(module: ModuleOp) -> None:
     back, `passes.nn_canonicalization`), so that the convolutions read each other's outputs."""
     from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 
-    from cascade.passes.nn_canonicalization import FoldReshapeOfReshape, RemoveIdentityReshape
-
-    # Dead operators stay: an import keeps every operator the model has (test_fuzz).
-    patterns = GreedyRewritePatternApplier([FoldReshapeOfReshape(), RemoveIdentityReshape()], dce_enabled=False)
+    # nn.reshape's own canonicalization patterns; dead operators stay: an import keeps every
+    # operator the model has (test_fuzz).
+    reshape_patterns = nn.ReshapeHasCanonicalizationPatterns.get_canonicalization_patterns()
+    patterns = GreedyRewritePatternApplier(list(reshape_patterns), dce_enabled=False)
     PatternRewriteWalker(patterns, apply_recursively=True).rewrite_module(module)
 
 

@@ -1,4 +1,4 @@
-"""Canonicalization patterns of the `nn` dialect (`--canonicalize` runs them; the TFLite importer
+"""Canonicalization patterns of the `nn` dialect (`-p canonicalize` runs them; the TFLite importer
 applies them to what it imports).
 
 A reshape keeps the element order, so a chain of reshapes is one reshape of the first input,

@@ -955,7 +955,7 @@ class Candidates:
         is to cut in one a single row high (`h` too, `one_row`)."""
         if self.options.striping == "hw":
             return width > height
-        return self.options.striping == "h" and one_row((1, height, width))
+        return self.options.striping == "h" and one_row((1, height, width, 1))
 
     def _rolling_along_allowed_axes(
         self, configs: list[tuple[StripeConfig, frozenset[int]]], sink: int, start: int
@@ -1220,7 +1220,7 @@ def cull(points: Sequence[Point], max_points: int) -> list[Point]:
 def one_row(shape: Sequence[int]) -> bool:
     """Whether an NHWC output is a single row of several columns (a 1-D network's `[1, 1, T,
     C]`): its 1-D stripes are stripes of columns."""
-    return len(shape) >= 3 and shape[1] == 1 < shape[2]
+    return len(shape) == 4 and shape[1] == 1 < shape[2]
 
 
 # --------------------------------------------------------------------------- #
