@@ -536,8 +536,18 @@ class UnaryOperation(NNOperation, abc.ABC):
         return self.output_quant
 
 
+class ElementwiseHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from cascade.passes.nn_canonicalization import SinkReshapeBelowElementwise
+
+        return (SinkReshapeBelowElementwise(),)
+
+
 class ElementwiseUnaryOperation(UnaryOperation, abc.ABC):
     """Applies a function to each element: output shape == input shape."""
+
+    traits = traits_def(Pure(), ElementwiseHasCanonicalizationPatterns())
 
     def verify_shapes(self) -> None:
         in_ty = _tensor(self.input, "input")
@@ -819,6 +829,8 @@ class Pool2DOp(WindowOperation):
 
 class BinaryOperation(NNOperation, abc.ABC):
     """Two int8 inputs, numpy broadcasting, one int8 output, a fused activation."""
+
+    traits = traits_def(Pure(), ElementwiseHasCanonicalizationPatterns())
 
     input = operand_def(TensorType)
     input2 = operand_def(TensorType)

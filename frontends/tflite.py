@@ -718,13 +718,17 @@ def _reshape(ctx: _OpContext) -> Operation:
 
 def _fold_reshapes(module: ModuleOp) -> None:
     """Fold the reshape chains TFLite writes around 1-D convolutions (SQUEEZE then EXPAND_DIMS
-    back, `passes.nn_canonicalization`), so that the convolutions read each other's outputs."""
+    back, `passes.nn_canonicalization`), moving them below the elementwise operators between,
+    so that the convolutions read each other's outputs."""
     from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 
-    # nn.reshape's own canonicalization patterns; dead operators stay: an import keeps every
-    # operator the model has (test_fuzz).
-    reshape_patterns = nn.ReshapeHasCanonicalizationPatterns.get_canonicalization_patterns()
-    patterns = GreedyRewritePatternApplier(list(reshape_patterns), dce_enabled=False)
+    # The canonicalization patterns of nn.reshape and of the elementwise operators; dead
+    # operators stay: an import keeps every operator the model has (test_fuzz).
+    reshape_patterns = [
+        *nn.ReshapeHasCanonicalizationPatterns.get_canonicalization_patterns(),
+        *nn.ElementwiseHasCanonicalizationPatterns.get_canonicalization_patterns(),
+    ]
+    patterns = GreedyRewritePatternApplier(reshape_patterns, dce_enabled=False)
     PatternRewriteWalker(patterns, apply_recursively=True).rewrite_module(module)
 
 
