@@ -8,9 +8,9 @@ Every operator carries its output tensor's name as a `loc("...")` location, and
 every argument its input tensor's name, so results can be matched to TFLite's
 tensors later.
 
-RESHAPE, EXPAND_DIMS and SQUEEZE are `nn.reshape`; chains of them are folded
-(`passes.nn_canonicalization`), so that the 2-D convolutions TFLite writes for 1-D
-ones between EXPAND_DIMS and SQUEEZE read each other's outputs.
+RESHAPE, EXPAND_DIMS and SQUEEZE are `nn.reshape`; chains of them are folded and moved
+below elementwise operators (`passes.nn_canonicalization`), so that the 2-D convolutions
+TFLite writes for 1-D ones between EXPAND_DIMS and SQUEEZE read each other's outputs.
 
 Anything that cannot be imported raises `TFLiteImportError` naming the operator
 (its index and TFLite name) and the tensor concerned.
@@ -73,6 +73,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from cascade.dialects import nn
+from cascade.passes.nn_canonicalization import fold_reshapes
 
 _OPCODE_NAMES = {v: k for k, v in vars(BuiltinOperator).items() if not k.startswith("_")}
 _TYPE_NAMES = {v: k for k, v in vars(TFLiteType).items() if not k.startswith("_")}
@@ -331,7 +332,7 @@ class _Importer:
         body.add_ops([*self.constants, *self.computed, ReturnOp(*results)])
         func = FuncOp("main", FunctionType.from_lists(arg_types, [r.type for r in results]), Region(body))
         module = ModuleOp([func])
-        _fold_reshapes(module)
+        fold_reshapes(module)
         return module
 
     def first_reader(self, index: int) -> str:
@@ -714,22 +715,6 @@ def _reshape(ctx: _OpContext) -> Operation:
             f"{source} is {requested}, but the output tensor is declared with {list(out_type.get_shape())}"
         )
     return ctx.make(nn.ReshapeOp, [x], input_quant=x_quant)
-
-
-def _fold_reshapes(module: ModuleOp) -> None:
-    """Fold the reshape chains TFLite writes around 1-D convolutions (SQUEEZE then EXPAND_DIMS
-    back, `passes.nn_canonicalization`), moving them below the elementwise operators between,
-    so that the convolutions read each other's outputs."""
-    from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
-
-    # The canonicalization patterns of nn.reshape and of the elementwise operators; dead
-    # operators stay: an import keeps every operator the model has (test_fuzz).
-    reshape_patterns = [
-        *nn.ReshapeHasCanonicalizationPatterns.get_canonicalization_patterns(),
-        *nn.ElementwiseHasCanonicalizationPatterns.get_canonicalization_patterns(),
-    ]
-    patterns = GreedyRewritePatternApplier(reshape_patterns, dce_enabled=False)
-    PatternRewriteWalker(patterns, apply_recursively=True).rewrite_module(module)
 
 
 def _expand_dims(ctx: _OpContext) -> Operation:

@@ -108,6 +108,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from cascade.dialects import nn, tosa
 from cascade.interpreter.quantization import activation_range, quantize_multiplier
+from cascade.passes.nn_canonicalization import fold_reshapes
 
 _I8 = IntegerType(8)
 _I32 = IntegerType(32)
@@ -1416,7 +1417,8 @@ class LegalizeTosaPass(ModulePass):
 
     `fully-connected=tflite` (default) recovers FULLY_CONNECTED as `nn.fully_connected`, which
     rounds like TFLite; `fully-connected=conv` keeps the converter's 1x1 convolution, which
-    rounds like TOSA (see the module docstring).
+    rounds like TOSA (see the module docstring). The nn program then has its reshapes folded as
+    the TFLite importer folds them (`nn_canonicalization.fold_reshapes`).
     """
 
     name = "legalize-tosa"
@@ -1452,6 +1454,7 @@ class LegalizeTosaPass(ModulePass):
         ]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)
         _erase_dead_tosa(op)
+        fold_reshapes(op)
         _keep_last_tensor_names(op)
 
 

@@ -14,11 +14,29 @@ of the `[1, T, C]` squeezes of them, and the SQUEEZE below it meets the next EXP
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import NameLoc, StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, NameLoc, StringAttr, TensorType
 from xdsl.ir import Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 
 from cascade.dialects import nn
+
+
+def fold_reshapes(module: ModuleOp) -> None:
+    """What the frontends (TFLite, legalize-tosa) do to what they import: the reshape patterns
+    and the elementwise one, to a fixed point. Dead operators stay: an import keeps every
+    operator the model has (test_fuzz)."""
+    patterns = [
+        *nn.ReshapeHasCanonicalizationPatterns.get_canonicalization_patterns(),
+        *nn.ElementwiseHasCanonicalizationPatterns.get_canonicalization_patterns(),
+    ]
+    walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=False), apply_recursively=True)
+    walker.rewrite_module(module)
 
 
 class FoldReshapeOfReshape(RewritePattern):

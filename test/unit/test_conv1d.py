@@ -1,11 +1,13 @@
 """A 1-D network as TFLite writes one (each 1-D convolution a 2-D one between EXPAND_DIMS and
-SQUEEZE): the importer folds the reshape pairs between convolutions, the pipeline's default
-striping cuts the one-row outputs into stripes of columns rolling along the width, and the
-deployable .tflite computes what TFLite computes on the original model."""
+SQUEEZE): the importer folds the reshape pairs between convolutions, also across the residual
+ADDs between them (as legalize-tosa does on the TOSA path), the pipeline's default striping
+cuts the one-row outputs into stripes of columns rolling along the width, and the deployable
+.tflite computes what TFLite computes on the original model."""
 
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any
 
 import numpy as np
@@ -166,6 +168,25 @@ def test_the_residual_network_runs_on_the_npu_as_tflite_runs_it() -> None:
     left = [op.name for op in module.walk() if isinstance(op, nn.NNOperation)]
     assert left == ["nn.reshape", "nn.reshape"]
     _assert_runs_as_tflite(litert, residual_conv1d_model(), module)
+
+
+def test_the_tosa_path_folds_the_same_reshapes() -> None:
+    from cascade.frontends.tosa import import_tflite_via_tosa, tosa_tools_available
+
+    if not tosa_tools_available():
+        if os.environ.get("CASCADE_REQUIRE_INTEROP") == "1":
+            pytest.fail("CASCADE_REQUIRE_INTEROP=1 but tosa-converter-for-tflite or tosa-opt is missing")
+        pytest.skip("needs tosa-converter-for-tflite and tosa-opt")
+    litert = pytest.importorskip("cascade.interpreter.litert")
+    pytest.importorskip("ai_edge_litert")
+    module = import_tflite_via_tosa(residual_conv1d_model())
+    names = [op.name for op in module.walk() if isinstance(op, nn.NNOperation)]
+    assert names == ["nn.reshape", *(["nn.conv2d", "nn.conv2d", "nn.add"] * 3), "nn.reshape"]
+    for seed in (0, 1):
+        ours = run_program(module, _inputs(seed)).outputs[0]
+        theirs = litert.invoke(residual_conv1d_model(), _inputs(seed)).outputs[0]
+        assert len(np.unique(ours)) > 10
+        np.testing.assert_array_equal(ours, theirs)
 
 
 def test_a_squeeze_of_a_dimension_that_is_not_one_is_refused() -> None:

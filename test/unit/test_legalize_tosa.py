@@ -418,7 +418,8 @@ def test_mean_fully_connected_models(seed: int):
 @pytest.mark.parametrize("seed", range(4))
 def test_pool_reshape_quantize_models(seed: int):
     ops = check_model(pool_quantize_model(seed), seeds=(0,), min_distinct=2)
-    assert ops == ["nn.pool2d", "nn.reshape", "nn.rescale"]
+    # The reshape moves below the rescale (nn_canonicalization.fold_reshapes).
+    assert ops == ["nn.pool2d", "nn.rescale", "nn.reshape"]
 
 
 REQUIRED = {

@@ -19,9 +19,11 @@ func.func @pool_reshape_quantize(%x: tensor<1x4x4x2xi8>) -> tensor<1x8xi8> {
 }
 
 // The pool's input zero point -3 comes from the rescale that reads it; 1518500250 * 2^-30 is
-// s_in / s_out, so s_out = 1 / 1.41421356...
+// s_in / s_out, so s_out = 1 / 1.41421356... The reshape moves below the rescale (as the nn
+// canonicalization moves a reshape below an elementwise operator): the rescale runs on the
+// pool's 4-D output.
 // CHECK-LABEL: func.func @pool_reshape_quantize
 // CHECK-NEXT:    %[[P:.*]] = nn.pool2d %x {kind = #nn<pool_kind max>, kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, dilation = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, activation = #nn<activation relu>, input_quant = #nn.quant<1.0:-3>, output_quant = #nn.quant<1.0:-3>} : (tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8>
-// CHECK-NEXT:    %[[R:.*]] = nn.reshape %[[P]] {input_quant = #nn.quant<1.0:-3>, output_quant = #nn.quant<1.0:-3>} : (tensor<1x2x2x2xi8>) -> tensor<1x8xi8>
-// CHECK-NEXT:    %[[Q:.*]] = nn.rescale %[[R]] {input_quant = #nn.quant<1.0:-3>, output_quant = #nn.quant<0.7071067811809711 f64:10>} : (tensor<1x8xi8>) -> tensor<1x8xi8>
-// CHECK-NEXT:    func.return %[[Q]] : tensor<1x8xi8>
+// CHECK-NEXT:    %[[Q:.*]] = nn.rescale %[[P]] {input_quant = #nn.quant<1.0:-3>, output_quant = #nn.quant<0.7071067811809711 f64:10>} : (tensor<1x2x2x2xi8>) -> tensor<1x2x2x2xi8>
+// CHECK-NEXT:    %[[R:.*]] = nn.reshape %[[Q]] {input_quant = #nn.quant<0.7071067811809711 f64:10>, output_quant = #nn.quant<0.7071067811809711 f64:10>} : (tensor<1x2x2x2xi8>) -> tensor<1x8xi8>
+// CHECK-NEXT:    func.return %[[R]] : tensor<1x8xi8>
