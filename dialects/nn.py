@@ -969,6 +969,23 @@ class LeakyReluOp(ElementwiseUnaryOperation):
 
 
 @irdl_op_definition
+class HardSwishOp(ElementwiseUnaryOperation):
+    """Hard swish, TFLite HARD_SWISH: x * relu6(x + 3) / 6, in int16 fixed point."""
+
+    name = "nn.hard_swish"
+
+    def verify_shapes(self) -> None:
+        super().verify_shapes()
+        # TFLite refuses an output multiplier (input scale / 128 / output scale, in float32)
+        # of 1 or more: its fixed point shifts only right to the output scale.
+        hires = np.float32(np.float32(1.0 / 128.0) * np.float32(self.input_quant.scales[0]))
+        if not np.float32(hires / np.float32(self.output_quant.scales[0])) < 1:
+            raise VerifyException(
+                "hard_swish needs an output scale above input scale / 128 (TFLite's output multiplier is below 1)"
+            )
+
+
+@irdl_op_definition
 class RescaleOp(ElementwiseUnaryOperation):
     """Requantization from `input_quant` to `output_quant`, TFLite QUANTIZE int8 -> int8."""
 
@@ -1305,6 +1322,7 @@ NN = Dialect(
         TanhOp,
         SigmoidOp,
         LeakyReluOp,
+        HardSwishOp,
         RescaleOp,
     ],
     [QuantAttr, ActivationAttr, PoolKindAttr, ResizeModeAttr],

@@ -73,7 +73,7 @@ def single_op_module(
     broadcast: str | None = None,
 ) -> SingleOp:
     """One operator of `kind` (conv2d, depthwise_conv2d, max_pool, avg_pool, add, sub, mul,
-    minimum, maximum, fully_connected, rescale, tanh, sigmoid, leaky_relu, mean, pad,
+    minimum, maximum, fully_connected, rescale, tanh, sigmoid, leaky_relu, hard_swish, mean, pad,
     resize_nearest) on a `[1, *shape]` int8 input. `broadcast` makes one input of a binary op
     smaller (see the binary branch)."""
     height, width, depth = shape
@@ -184,9 +184,11 @@ def single_op_module(
             "input_quant": in_quant,
             "output_quant": in_quant,
         }
-    elif kind in ("tanh", "sigmoid", "leaky_relu"):
+    elif kind in ("tanh", "sigmoid", "leaky_relu", "hard_swish"):
         out_shape = in_shapes[0]
-        cls = {"tanh": nn.TanhOp, "sigmoid": nn.SigmoidOp, "leaky_relu": nn.LeakyReluOp}[kind]
+        cls = {"tanh": nn.TanhOp, "sigmoid": nn.SigmoidOp, "leaky_relu": nn.LeakyReluOp, "hard_swish": nn.HardSwishOp}[
+            kind
+        ]
         if kind == "tanh":
             out_quant = nn.QuantAttr(1.0 / 128, 0)
         elif kind == "sigmoid":

@@ -19,9 +19,10 @@ that stripe:
   exactly TFLite's `CalculateActivationRangeQuantized` bounds.
 
 Supported (`SUPPORTED_OPS`): conv2d, depthwise_conv2d (depth multiplier 1), pool2d max/avg,
-add/sub/mul/minimum/maximum (IFM2 broadcast along H, W or C), fully_connected, rescale, tanh/sigmoid/leaky_relu
-(8-bit LUT), mean over H and W (one depthwise convolution with TFLite's folded multiplier),
-pad of H and W (a copy plus border fills) and 2x nearest resize (IFM upscaling). Everything
+add/sub/mul/minimum/maximum (IFM2 broadcast along H, W or C), fully_connected, rescale,
+tanh/sigmoid/leaky_relu/hard_swish (8-bit LUT), mean over H and W (one depthwise convolution
+with TFLite's folded multiplier), pad of H and W (a copy plus border fills) and 2x nearest
+resize (IFM upscaling). Everything
 else raises `NpuLoweringError` (softmax stays on the CPU). On the two-core Ethos-U65-512 each
 weight slice is split as Vela splits it: core k gets every second output channel from k, its
 own bias records and its own weight stream encoded at half the block depth (`ethosu.cores`).
@@ -78,12 +79,13 @@ SUPPORTED_OPS: tuple[type[Operation], ...] = (
     nn.TanhOp,
     nn.SigmoidOp,
     nn.LeakyReluOp,
+    nn.HardSwishOp,
     nn.MeanOp,
     nn.PadOp,
     nn.ResizeOp,
 )
 
-LUT_OPS: tuple[type[Operation], ...] = (nn.TanhOp, nn.SigmoidOp, nn.LeakyReluOp)
+LUT_OPS: tuple[type[Operation], ...] = (nn.TanhOp, nn.SigmoidOp, nn.LeakyReluOp, nn.HardSwishOp)
 """Unary int8 ops lowered to a table lookup: the table is the reference kernel evaluated on
 all 256 inputs, so the NPU result is the reference result by construction."""
 
@@ -1025,6 +1027,8 @@ def lut_values(op: Operation) -> np.ndarray:
         return np.asarray(kernels.sigmoid(x, **quant))
     if isinstance(op, nn.LeakyReluOp):
         return np.asarray(kernels.leaky_relu(x, alpha=op.alpha.value.data, **quant))
+    if isinstance(op, nn.HardSwishOp):
+        return np.asarray(kernels.hard_swish(x, **quant))
     raise NpuLoweringError(f"{op.name} has no lookup table")
 
 
@@ -1389,6 +1393,7 @@ _BUILDERS = {
     nn.TanhOp: _table_lookup,
     nn.SigmoidOp: _table_lookup,
     nn.LeakyReluOp: _table_lookup,
+    nn.HardSwishOp: _table_lookup,
     nn.MeanOp: _mean,
     nn.ResizeOp: _resize,
     nn.PadOp: _pad_op,

@@ -839,6 +839,7 @@ _HANDLERS: dict[int, Callable[[_OpContext], Operation]] = {
     ),
     BuiltinOperator.RESIZE_BILINEAR: _resize(nn.ResizeMode.BILINEAR, ResizeBilinearOptions.ResizeBilinearOptions),
     BuiltinOperator.TANH: _unary(nn.TanhOp),
+    BuiltinOperator.HARD_SWISH: _unary(nn.HardSwishOp),
     BuiltinOperator.LOGISTIC: _logistic,
     BuiltinOperator.QUANTIZE: _unary(nn.RescaleOp),
     BuiltinOperator.LEAKY_RELU: _leaky_relu,

@@ -274,11 +274,11 @@ def _softmax(sink: TensorSink, op: nn.SoftmaxOp) -> None:
     sink.builder.add_operator("SOFTMAX", [_operand(sink, op, op.input)], [sink.value(op.output)], table, version=2)
 
 
-def _unary(opcode: str) -> Callable[[TensorSink, nn.UnaryOperation], None]:
+def _unary(opcode: str, version: int = 2) -> Callable[[TensorSink, nn.UnaryOperation], None]:
     def write(sink: TensorSink, op: nn.UnaryOperation) -> None:
         if opcode == "LOGISTIC":
             _probability_output(op, opcode)
-        sink.builder.add_operator(opcode, [_operand(sink, op, op.input)], [sink.value(op.output)], version=2)
+        sink.builder.add_operator(opcode, [_operand(sink, op, op.input)], [sink.value(op.output)], version=version)
 
     return write
 
@@ -341,6 +341,7 @@ _WRITERS: dict[type[Operation], Callable[[TensorSink, nn.NNOperation], None]] = 
     nn.SigmoidOp: _unary("LOGISTIC"),
     nn.RescaleOp: _unary("QUANTIZE"),
     nn.LeakyReluOp: _leaky_relu,
+    nn.HardSwishOp: _unary("HARD_SWISH", version=1),
     nn.PadOp: _pad,
     nn.ReshapeOp: _reshape,
     nn.ConcatOp: _concat,

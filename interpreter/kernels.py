@@ -54,6 +54,7 @@ __all__ = [
     "depthwise_conv2d",
     "explicit_padding",
     "fully_connected",
+    "hard_swish",
     "leaky_relu",
     "max_pool2d",
     "maximum",
@@ -807,6 +808,64 @@ def leaky_relu(x: np.ndarray, *, alpha: float, input_scale: float, input_zero_po
     pos = multiply_by_quantized_multiplier(v, m_id, s_id)
     neg = multiply_by_quantized_multiplier(v, m_alpha, s_alpha)
     return saturate(np.where(v >= 0, pos, neg) + output_zero_point, np.int8)
+
+
+INT16_MIN, INT16_MAX = -(1 << 15), (1 << 15) - 1
+
+
+def _int16_multiplier(real: np.float32) -> tuple[int, int]:
+    """TFLite's 16-bit multiplier of `real`: `QuantizeMultiplier`'s 32-bit one rounded to its
+    top 16 bits (saturating), and its shift."""
+    multiplier, shift = quantize_multiplier(float(real))
+    if multiplier >= INT32_MAX - (1 << 15):
+        return INT16_MAX, shift
+    return (multiplier + (1 << 15)) >> 16, shift
+
+
+def _rounding_high_mul16(a: np.ndarray, b: int) -> np.ndarray:
+    """gemmlowp's int16 `SaturatingRoundingDoublingHighMul`: (a*b + nudge) / 2^15, truncated,
+    the nudge 2^14 for a non-negative product and 1 - 2^14 otherwise."""
+    product = a * np.int64(b)
+    nudged = product + np.where(product >= 0, 1 << 14, 1 - (1 << 14))
+    quotient = np.where(nudged >= 0, nudged >> 15, -((-nudged) >> 15))
+    return np.where((a == INT16_MIN) & (b == INT16_MIN), INT16_MAX, quotient)
+
+
+def _high_mul16(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The same without the nudge (hard swish's last product): a*b / 2^15, truncated."""
+    product = a * b
+    quotient = np.where(product >= 0, product >> 15, -((-product) >> 15))
+    return np.where((a == INT16_MIN) & (b == INT16_MIN), INT16_MAX, quotient)
+
+
+def hard_swish(x: np.ndarray, *, input_scale: float, input_zero_point: int, output_scale: float,
+               output_zero_point: int) -> np.ndarray:
+    """HARD_SWISH int8, x * relu6(x + 3) / 6 in TFLite's int16 fixed point.
+
+    The input, less its zero point, is taken to a 128 times finer scale (`hires`, exact in
+    int16). Two 16-bit multipliers come from float32 ratios of that scale: to the output scale,
+    and to 3 / 2^15, the scale on which int16 spans [-3, 3] (`reluish`). The reluish value,
+    saturated to int16, maps [-3, 3] onto [0, 1) in Q15 by `(r + 2^15) >> 1`: relu6(x + 3) / 6.
+    The product of the two, truncated, is shifted down to the output scale and clamped.
+    """
+    hires_scale = np.float32(np.float32(1.0 / 128.0) * f32(input_scale))
+    out_multiplier, out_shift = _int16_multiplier(np.float32(hires_scale / f32(output_scale)))
+    relu_multiplier, relu_shift = _int16_multiplier(np.float32(hires_scale / np.float32(3.0 / 32768.0)))
+    if out_shift > 0:
+        raise ValueError(f"hard_swish: output multiplier exponent {out_shift} must not be positive (TFLite's check)")
+    hires = (np.asarray(x, dtype=np.int64) - input_zero_point) * 128
+    scaled = _rounding_high_mul16(hires, out_multiplier)
+    reluish = hires
+    if relu_shift > 0:  # a left shift before the multiply, a doubling after, each saturating
+        reluish = np.clip(reluish << (relu_shift - 1), INT16_MIN, INT16_MAX)
+    reluish = _rounding_high_mul16(reluish, relu_multiplier)
+    if relu_shift > 0:
+        reluish = np.clip(reluish << 1, INT16_MIN, INT16_MAX)
+    elif relu_shift < 0:
+        reluish = rounding_divide_by_pot(reluish, -relu_shift)
+    gate = (reluish + (1 << 15)) >> 1
+    product = _high_mul16(gate, scaled)
+    return saturate(rounding_divide_by_pot(product, -out_shift) + output_zero_point, np.int8)
 
 
 def quantize(x: np.ndarray, *, input_scale: float, input_zero_point: int, output_scale: float,

@@ -495,6 +495,7 @@ _ELEMENTWISE = (
     nn.TanhOp,
     nn.SigmoidOp,
     nn.LeakyReluOp,
+    nn.HardSwishOp,
     nn.RescaleOp,
 )
 

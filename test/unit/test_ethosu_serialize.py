@@ -37,6 +37,7 @@ KINDS = [
     "rescale",
     "tanh",
     "leaky_relu",
+    "hard_swish",
     "mean",
     "pad",
     "resize_nearest",

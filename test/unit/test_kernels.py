@@ -1150,6 +1150,31 @@ def test_leaky_relu(data):
 
 @given(data=st.data())
 @SETTINGS
+def test_hard_swish(data):
+    # Input scales from 1e-3 to 0.5 take the reluish multiplier (85.3 x input scale) both below
+    # and above 1, the two branches of the fixed point; the output multiplier stays below 1.
+    in_s, in_zp = qparams(data.draw)
+    out_s = float(np.float32(in_s * log_uniform(data.draw, 1.0 / 64, 4.0)))
+    out_zp = data.draw(st.integers(-128, 127))
+    ref = _run_unary("HARD_SWISH", (in_s, in_zp), (out_s, out_zp), version=1)
+    quant = {"input_scale": in_s, "input_zero_point": in_zp, "output_scale": out_s, "output_zero_point": out_zp}
+    check(K.hard_swish(ALL_INT8, **quant), ref)
+
+
+@pytest.mark.parametrize("ratio", [1.0, 1.5, 100.0])
+def test_hard_swish_refuses_what_tflite_refuses(ratio):
+    """An output multiplier (input scale / 128 / output scale) of 1 or more: TFLite fails to
+    prepare the operator, the kernel raises and nn.hard_swish does not verify."""
+    in_s = 0.5
+    out_s = float(np.float32(in_s / 128 / ratio))
+    with pytest.raises(RuntimeError, match="output_multiplier_exponent"):
+        _run_unary("HARD_SWISH", (in_s, 0), (out_s, 0), version=1)
+    with pytest.raises(ValueError, match="must not be positive"):
+        K.hard_swish(ALL_INT8, input_scale=in_s, input_zero_point=0, output_scale=out_s, output_zero_point=0)
+
+
+@given(data=st.data())
+@SETTINGS
 def test_quantize_requantize(data):
     in_s, in_zp = qparams(data.draw)
     out_s = float(np.float32(in_s * log_uniform(data.draw, 0.2, 5.0)))

@@ -176,7 +176,7 @@ CASES: dict[str, tuple[Callable[[], bytes], str]] = {
         " TFLite's 32-bit fixed-point arithmetic (it must be below 2^30)",
     ),
     # Unsupported operators.
-    "unsupported-op": (lambda: unary_model("HARD_SWISH"), "operator #0 HARD_SWISH: unsupported operator"),
+    "unsupported-op": (lambda: unary_model("ELU"), "operator #0 ELU: unsupported operator"),
     "unknown-opcode": (lambda: unary_model(250), "operator #0 opcode 250: unsupported operator"),
     "custom-op": (lambda: unary_model("CUSTOM"), "operator #0 CUSTOM '': unsupported operator"),
     "fused-activation": (

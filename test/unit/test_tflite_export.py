@@ -114,7 +114,7 @@ def windows_model() -> bytes:
 
 def elementwise_model() -> bytes:
     """Two inputs: add relu, sub, mul (broadcast), minimum, maximum, tanh, logistic, leaky relu,
-    quantize."""
+    quantize, hard swish."""
     mb = ModelBuilder()
     a = mb.add_tensor("a", [1, 6, 6, 4], "int8", scale=0.05, zero_point=2)
     c = mb.add_tensor("c", [1, 1, 1, 4], "int8", scale=0.03, zero_point=-1)
@@ -136,7 +136,9 @@ def elementwise_model() -> bytes:
     mb.add_operator("LEAKY_RELU", [tanh], [leaky], options("LeakyReluOptions", alpha=0.2), version=2)
     requantized = mb.add_tensor("requantized", [1, 6, 6, 4], "int8", scale=0.015, zero_point=-7)
     mb.add_operator("QUANTIZE", [leaky], [requantized], version=2)
-    return mb.build([a, c], [requantized, sigmoid])
+    swished = mb.add_tensor("swished", [1, 6, 6, 4], "int8", scale=0.012, zero_point=4)
+    mb.add_operator("HARD_SWISH", [requantized], [swished])
+    return mb.build([a, c], [swished, sigmoid])
 
 
 def shapes_model() -> bytes:

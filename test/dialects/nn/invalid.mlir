@@ -240,3 +240,12 @@ func.func @resize_align_corners(%x: tensor<1x4x4x4xi8>) {
   func.return
 }
 // CHECK: resize with align_corners is not supported
+
+// -----
+
+// 0.5 / 128 / 0.00390625 = 1: TFLite's output multiplier must stay below 1.
+func.func @hard_swish_output_scale(%x: tensor<1x4x4x4xi8>) {
+  %0 = nn.hard_swish %x {input_quant = #nn.quant<0.5:0>, output_quant = #nn.quant<0.00390625:0>} : (tensor<1x4x4x4xi8>) -> tensor<1x4x4x4xi8>
+  func.return
+}
+// CHECK: hard_swish needs an output scale above input scale / 128 (TFLite's output multiplier is below 1)
