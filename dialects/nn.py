@@ -969,6 +969,23 @@ class LeakyReluOp(ElementwiseUnaryOperation):
 
 
 @irdl_op_definition
+class ReluOp(ElementwiseUnaryOperation):
+    """TFLite RELU, RELU6 and RELU_N1_TO_1 as operators of their own (not fused): the input
+    requantized to the output's quantization, then clamped as `activation` clamps."""
+
+    name = "nn.relu"
+    activation = prop_def(ActivationAttr)
+
+    def verify_shapes(self) -> None:
+        super().verify_shapes()
+        if self.activation.data == Activation.NONE:
+            raise VerifyException("nn.relu needs an activation other than none")
+
+    def rescale_multipliers(self) -> Sequence[tuple[str, float]]:
+        return (("input scale / output scale", self.input_quant.scales[0] / self.output_quant.scales[0]),)
+
+
+@irdl_op_definition
 class HardSwishOp(ElementwiseUnaryOperation):
     """Hard swish, TFLite HARD_SWISH: x * relu6(x + 3) / 6, in int16 fixed point."""
 
@@ -1323,6 +1340,7 @@ NN = Dialect(
         SigmoidOp,
         LeakyReluOp,
         HardSwishOp,
+        ReluOp,
         RescaleOp,
     ],
     [QuantAttr, ActivationAttr, PoolKindAttr, ResizeModeAttr],

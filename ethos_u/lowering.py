@@ -11,7 +11,7 @@ TFLite operators onto the hardware:
   sums, then an elementwise multiply by 1 / (H * W) back to int8;
 * softmax: Vela's int8 decomposition (max, subtract-and-exponentiate through a table, sum,
   reciprocal by Newton-Raphson on 1x1 scalars, scale), about thirty small operations;
-* tanh, sigmoid, leaky_relu, hard_swish: a 1x1 average pool through a 256-entry table; rescale, pad,
+* tanh, sigmoid, leaky_relu, hard_swish, relu: a 1x1 average pool through a 256-entry table; rescale, pad,
   resize and concat: 1x1 average pools copying (and upscaling) into the output;
 * reshape: nothing (a view of the same bytes).
 
@@ -561,6 +561,7 @@ _LOWERINGS = {
     "sigmoid": _table,
     "leaky_relu": _table,
     "hard_swish": _table,
+    "relu": _table,
     "rescale": _plain_copy,
     "pad": _plain_copy,
     "concat": _plain_copy,

@@ -73,7 +73,7 @@ def single_op_module(
     broadcast: str | None = None,
 ) -> SingleOp:
     """One operator of `kind` (conv2d, depthwise_conv2d, max_pool, avg_pool, add, sub, mul,
-    minimum, maximum, fully_connected, rescale, tanh, sigmoid, leaky_relu, hard_swish, mean, pad,
+    minimum, maximum, fully_connected, rescale, tanh, sigmoid, leaky_relu, hard_swish, relu, mean, pad,
     resize_nearest) on a `[1, *shape]` int8 input. `broadcast` makes one input of a binary op
     smaller (see the binary branch)."""
     height, width, depth = shape
@@ -184,11 +184,15 @@ def single_op_module(
             "input_quant": in_quant,
             "output_quant": in_quant,
         }
-    elif kind in ("tanh", "sigmoid", "leaky_relu", "hard_swish"):
+    elif kind in ("tanh", "sigmoid", "leaky_relu", "hard_swish", "relu"):
         out_shape = in_shapes[0]
-        cls = {"tanh": nn.TanhOp, "sigmoid": nn.SigmoidOp, "leaky_relu": nn.LeakyReluOp, "hard_swish": nn.HardSwishOp}[
-            kind
-        ]
+        cls = {
+            "tanh": nn.TanhOp,
+            "sigmoid": nn.SigmoidOp,
+            "leaky_relu": nn.LeakyReluOp,
+            "hard_swish": nn.HardSwishOp,
+            "relu": nn.ReluOp,
+        }[kind]
         if kind == "tanh":
             out_quant = nn.QuantAttr(1.0 / 128, 0)
         elif kind == "sigmoid":
@@ -196,6 +200,9 @@ def single_op_module(
         props = {"input_quant": in_quant, "output_quant": out_quant}
         if kind == "leaky_relu":
             props["alpha"] = FloatAttr(float(rng.uniform(0.05, 0.5)), f32)
+        if kind == "relu":
+            clamps = (nn.Activation.RELU, nn.Activation.RELU6, nn.Activation.RELU_N1_TO_1)
+            props["activation"] = nn.ActivationAttr(clamps[int(rng.integers(0, 3))])
     else:
         raise ValueError(f"unknown kind {kind!r}")
 

@@ -20,7 +20,7 @@ that stripe:
 
 Supported (`SUPPORTED_OPS`): conv2d, depthwise_conv2d (depth multiplier 1), pool2d max/avg,
 add/sub/mul/minimum/maximum (IFM2 broadcast along H, W or C), fully_connected, rescale,
-tanh/sigmoid/leaky_relu/hard_swish (8-bit LUT), mean over H and W (one depthwise convolution
+tanh/sigmoid/leaky_relu/hard_swish/relu (8-bit LUT), mean over H and W (one depthwise convolution
 with TFLite's folded multiplier), pad of H and W (a copy plus border fills) and 2x nearest
 resize (IFM upscaling). Everything
 else raises `NpuLoweringError` (softmax stays on the CPU). On the two-core Ethos-U65-512 each
@@ -80,12 +80,13 @@ SUPPORTED_OPS: tuple[type[Operation], ...] = (
     nn.SigmoidOp,
     nn.LeakyReluOp,
     nn.HardSwishOp,
+    nn.ReluOp,
     nn.MeanOp,
     nn.PadOp,
     nn.ResizeOp,
 )
 
-LUT_OPS: tuple[type[Operation], ...] = (nn.TanhOp, nn.SigmoidOp, nn.LeakyReluOp, nn.HardSwishOp)
+LUT_OPS: tuple[type[Operation], ...] = (nn.TanhOp, nn.SigmoidOp, nn.LeakyReluOp, nn.HardSwishOp, nn.ReluOp)
 """Unary int8 ops lowered to a table lookup: the table is the reference kernel evaluated on
 all 256 inputs, so the NPU result is the reference result by construction."""
 
@@ -1029,6 +1030,8 @@ def lut_values(op: Operation) -> np.ndarray:
         return np.asarray(kernels.leaky_relu(x, alpha=op.alpha.value.data, **quant))
     if isinstance(op, nn.HardSwishOp):
         return np.asarray(kernels.hard_swish(x, **quant))
+    if isinstance(op, nn.ReluOp):
+        return np.asarray(kernels.relu(x, activation=op.activation.data.value.upper(), **quant))
     raise NpuLoweringError(f"{op.name} has no lookup table")
 
 
@@ -1394,6 +1397,7 @@ _BUILDERS = {
     nn.SigmoidOp: _table_lookup,
     nn.LeakyReluOp: _table_lookup,
     nn.HardSwishOp: _table_lookup,
+    nn.ReluOp: _table_lookup,
     nn.MeanOp: _mean,
     nn.ResizeOp: _resize,
     nn.PadOp: _pad_op,

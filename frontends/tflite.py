@@ -808,6 +808,14 @@ def _unary(op_type: type[Operation]) -> Callable[[_OpContext], Operation]:
     return convert
 
 
+def _relu(activation: nn.Activation) -> Callable[[_OpContext], Operation]:
+    def convert(ctx: _OpContext) -> Operation:
+        x, x_quant = ctx.activation_in(0)
+        return ctx.make(nn.ReluOp, [x], input_quant=x_quant, activation=nn.ActivationAttr(activation))
+
+    return convert
+
+
 def _leaky_relu(ctx: _OpContext) -> Operation:
     options = ctx.options(LeakyReluOptions.LeakyReluOptions)
     x, x_quant = ctx.activation_in(0)
@@ -840,6 +848,9 @@ _HANDLERS: dict[int, Callable[[_OpContext], Operation]] = {
     BuiltinOperator.RESIZE_BILINEAR: _resize(nn.ResizeMode.BILINEAR, ResizeBilinearOptions.ResizeBilinearOptions),
     BuiltinOperator.TANH: _unary(nn.TanhOp),
     BuiltinOperator.HARD_SWISH: _unary(nn.HardSwishOp),
+    BuiltinOperator.RELU: _relu(nn.Activation.RELU),
+    BuiltinOperator.RELU6: _relu(nn.Activation.RELU6),
+    BuiltinOperator.RELU_N1_TO_1: _relu(nn.Activation.RELU_N1_TO_1),
     BuiltinOperator.LOGISTIC: _logistic,
     BuiltinOperator.QUANTIZE: _unary(nn.RescaleOp),
     BuiltinOperator.LEAKY_RELU: _leaky_relu,

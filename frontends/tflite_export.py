@@ -288,6 +288,14 @@ def _leaky_relu(sink: TensorSink, op: nn.LeakyReluOp) -> None:
     sink.builder.add_operator("LEAKY_RELU", [_operand(sink, op, op.input)], [sink.value(op.output)], table, version=2)
 
 
+def _relu(sink: TensorSink, op: nn.ReluOp) -> None:
+    # The versions TFLite's converter writes for int8: LiteRT has no RELU_N1_TO_1 but version 1.
+    opcode, version = {"relu": ("RELU", 2), "relu6": ("RELU6", 2), "relu_n1_to_1": ("RELU_N1_TO_1", 1)}[
+        op.activation.data.value
+    ]
+    sink.builder.add_operator(opcode, [_operand(sink, op, op.input)], [sink.value(op.output)], version=version)
+
+
 def _pad(sink: TensorSink, op: nn.PadOp) -> None:
     paddings = _int32_constant(sink, f"{op.output.name_hint or 'pad'}_paddings", op.pads())
     sink.builder.add_operator("PAD", [_operand(sink, op, op.input), paddings], [sink.value(op.output)], version=2)
@@ -342,6 +350,7 @@ _WRITERS: dict[type[Operation], Callable[[TensorSink, nn.NNOperation], None]] = 
     nn.RescaleOp: _unary("QUANTIZE"),
     nn.LeakyReluOp: _leaky_relu,
     nn.HardSwishOp: _unary("HARD_SWISH", version=1),
+    nn.ReluOp: _relu,
     nn.PadOp: _pad,
     nn.ReshapeOp: _reshape,
     nn.ConcatOp: _concat,

@@ -63,6 +63,7 @@ __all__ = [
     "mul",
     "pad",
     "quantize",
+    "relu",
     "reshape",
     "resize_bilinear",
     "resize_nearest_neighbor",
@@ -808,6 +809,17 @@ def leaky_relu(x: np.ndarray, *, alpha: float, input_scale: float, input_zero_po
     pos = multiply_by_quantized_multiplier(v, m_id, s_id)
     neg = multiply_by_quantized_multiplier(v, m_alpha, s_alpha)
     return saturate(np.where(v >= 0, pos, neg) + output_zero_point, np.int8)
+
+
+def relu(x: np.ndarray, *, activation: str, input_scale: float, input_zero_point: int,
+         output_scale: float, output_zero_point: int) -> np.ndarray:
+    """RELU, RELU6, RELU_N1_TO_1 int8 (`activation` names which): the input requantized with the
+    multiplier of `float(in_s / out_s)` (a float32 division, as TFLite's prepare does), then
+    clamped to the activation's range on the output scale."""
+    m, s = quantize_multiplier(float(np.float32(f32(input_scale) / f32(output_scale))))
+    v = multiply_by_quantized_multiplier(np.asarray(x, dtype=np.int64) - input_zero_point, m, s)
+    low, high = activation_range(activation, output_scale, output_zero_point)
+    return np.clip(v + output_zero_point, low, high).astype(np.int8)
 
 
 INT16_MIN, INT16_MAX = -(1 << 15), (1 << 15) - 1

@@ -240,6 +240,10 @@ class NNFunctions(InterpreterFunctions):
     def run_sigmoid(self, interpreter: Interpreter, op: nn.SigmoidOp, args: PythonValues) -> PythonValues:
         return (kernels.sigmoid(args[0], **_io_quant(op)),)
 
+    @impl(nn.ReluOp)
+    def run_relu(self, interpreter: Interpreter, op: nn.ReluOp, args: PythonValues) -> PythonValues:
+        return (kernels.relu(args[0], activation=_activation(op), **_io_quant(op)),)
+
     @impl(nn.HardSwishOp)
     def run_hard_swish(self, interpreter: Interpreter, op: nn.HardSwishOp, args: PythonValues) -> PythonValues:
         return (kernels.hard_swish(args[0], **_io_quant(op)),)

@@ -496,6 +496,7 @@ _ELEMENTWISE = (
     nn.SigmoidOp,
     nn.LeakyReluOp,
     nn.HardSwishOp,
+    nn.ReluOp,
     nn.RescaleOp,
 )
 

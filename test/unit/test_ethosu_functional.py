@@ -10,7 +10,7 @@ Status (what these tests establish):
 * bit-exact: conv2d, depthwise_conv2d, max and average pool2d (zero points programmed as 0,
   so the NPU rounds the raw average as TFLite does), add, sub, mul, minimum, maximum,
   rescale (TFLite QUANTIZE int8 -> int8 as a fused-quantize 1x1 average pool), and tanh,
-  sigmoid, leaky_relu, hard_swish as 8-bit table lookups (the table is the reference kernel on
+  sigmoid, leaky_relu, hard_swish, relu as 8-bit table lookups (the table is the reference kernel on
   all 256 inputs, DMA'd to SHRAM; exact by construction, the test checks the plumbing), mean over H
   and W (one depthwise convolution carrying TFLite's folded 1/num multiplier), pad (copy plus
   border fills) and 2x nearest resize (IFM upscaling). ADD/SUB are exact on both of Vela's
@@ -186,7 +186,7 @@ def test_pooling_is_bit_exact(kind, size, kernel, stride, pad, activation, mode,
 @SETTINGS
 @given(
     kind=st.sampled_from(
-        ["add", "sub", "mul", "minimum", "maximum", "rescale", "tanh", "sigmoid", "leaky_relu", "hard_swish"]
+        ["add", "sub", "mul", "minimum", "maximum", "rescale", "tanh", "sigmoid", "leaky_relu", "hard_swish", "relu"]
     ),
     size=st.tuples(st.integers(2, 8), st.integers(2, 8), st.integers(1, 20)),
     activation=ACTIVATIONS,
@@ -197,7 +197,7 @@ def test_pooling_is_bit_exact(kind, size, kernel, stride, pad, activation, mode,
     seed=st.integers(0, 2**16),
 )
 def test_elementwise_is_bit_exact(kind, size, activation, broadcast, mode, layout, rows, seed) -> None:
-    if kind in ("minimum", "maximum", "rescale", "tanh", "sigmoid", "leaky_relu", "hard_swish"):
+    if kind in ("minimum", "maximum", "rescale", "tanh", "sigmoid", "leaky_relu", "hard_swish", "relu"):
         activation = "none"
     if mode == "rolling_input" and broadcast is not None and broadcast.startswith("first:"):
         mode = "stripes"  # the rolling buffer holds the first operand, which must be full size

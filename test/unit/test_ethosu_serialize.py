@@ -38,6 +38,7 @@ KINDS = [
     "tanh",
     "leaky_relu",
     "hard_swish",
+    "relu",
     "mean",
     "pad",
     "resize_nearest",

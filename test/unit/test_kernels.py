@@ -1161,6 +1161,18 @@ def test_hard_swish(data):
     check(K.hard_swish(ALL_INT8, **quant), ref)
 
 
+@given(data=st.data())
+@SETTINGS
+def test_relu(data):
+    in_s, in_zp = qparams(data.draw)
+    out_s = in_s if data.draw(st.booleans()) else float(np.float32(in_s * log_uniform(data.draw, 0.2, 5.0)))
+    out_zp = data.draw(st.integers(-128, 127))
+    opcode = data.draw(st.sampled_from(["RELU", "RELU6", "RELU_N1_TO_1"]))
+    ref = _run_unary(opcode, (in_s, in_zp), (out_s, out_zp), version=1)
+    quant = {"input_scale": in_s, "input_zero_point": in_zp, "output_scale": out_s, "output_zero_point": out_zp}
+    check(K.relu(ALL_INT8, activation=opcode, **quant), ref, min_distinct=2)
+
+
 @pytest.mark.parametrize("ratio", [1.0, 1.5, 100.0])
 def test_hard_swish_refuses_what_tflite_refuses(ratio):
     """An output multiplier (input scale / 128 / output scale) of 1 or more: TFLite fails to

@@ -114,7 +114,7 @@ def windows_model() -> bytes:
 
 def elementwise_model() -> bytes:
     """Two inputs: add relu, sub, mul (broadcast), minimum, maximum, tanh, logistic, leaky relu,
-    quantize, hard swish."""
+    quantize, hard swish, relu6."""
     mb = ModelBuilder()
     a = mb.add_tensor("a", [1, 6, 6, 4], "int8", scale=0.05, zero_point=2)
     c = mb.add_tensor("c", [1, 1, 1, 4], "int8", scale=0.03, zero_point=-1)
@@ -138,7 +138,9 @@ def elementwise_model() -> bytes:
     mb.add_operator("QUANTIZE", [leaky], [requantized], version=2)
     swished = mb.add_tensor("swished", [1, 6, 6, 4], "int8", scale=0.012, zero_point=4)
     mb.add_operator("HARD_SWISH", [requantized], [swished])
-    return mb.build([a, c], [swished, sigmoid])
+    clamped = mb.add_tensor("clamped", [1, 6, 6, 4], "int8", scale=0.01, zero_point=-9)
+    mb.add_operator("RELU6", [swished], [clamped])
+    return mb.build([a, c], [clamped, sigmoid])
 
 
 def shapes_model() -> bytes:

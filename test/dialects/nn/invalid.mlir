@@ -249,3 +249,11 @@ func.func @hard_swish_output_scale(%x: tensor<1x4x4x4xi8>) {
   func.return
 }
 // CHECK: hard_swish needs an output scale above input scale / 128 (TFLite's output multiplier is below 1)
+
+// -----
+
+func.func @relu_without_activation(%x: tensor<1x4x4x4xi8>) {
+  %0 = nn.relu %x {activation = #nn<activation none>, input_quant = #nn.quant<0.5:0>, output_quant = #nn.quant<0.5:0>} : (tensor<1x4x4x4xi8>) -> tensor<1x4x4x4xi8>
+  func.return
+}
+// CHECK: nn.relu needs an activation other than none

@@ -36,7 +36,8 @@ func.func @pooling_and_elementwise(%x: tensor<1x8x8x4xi8>, %c: tensor<1x1x1x4xi8
   %9 = nn.leaky_relu %8 {alpha = 0.1 : f32, input_quant = #nn.quant<0.00390625:-128>, output_quant = #nn.quant<0.00390625:-128>} : (tensor<1x4x4x4xi8>) -> tensor<1x4x4x4xi8>
   %10 = nn.rescale %9 {input_quant = #nn.quant<0.00390625:-128>, output_quant = #nn.quant<0.5:7>} : (tensor<1x4x4x4xi8>) -> tensor<1x4x4x4xi8>
   %11 = nn.hard_swish %10 {input_quant = #nn.quant<0.5:7>, output_quant = #nn.quant<0.25:-3>} : (tensor<1x4x4x4xi8>) -> tensor<1x4x4x4xi8>
-  func.return %11 : tensor<1x4x4x4xi8>
+  %12 = nn.relu %11 {activation = #nn<activation relu6>, input_quant = #nn.quant<0.25:-3>, output_quant = #nn.quant<0.03125:-128>} : (tensor<1x4x4x4xi8>) -> tensor<1x4x4x4xi8>
+  func.return %12 : tensor<1x4x4x4xi8>
 }
 
 // CHECK-LABEL: func.func @pooling_and_elementwise
@@ -52,6 +53,7 @@ func.func @pooling_and_elementwise(%x: tensor<1x8x8x4xi8>, %c: tensor<1x1x1x4xi8
 // CHECK-NEXT: nn.leaky_relu %{{.*}} {alpha = 1.000000e-01 : f32
 // CHECK-NEXT: nn.rescale
 // CHECK-NEXT: nn.hard_swish %{{.*}} {input_quant = #nn.quant<0.5:7>, output_quant = #nn.quant<0.25:-3>}
+// CHECK-NEXT: nn.relu %{{.*}} {activation = #nn<activation relu6>, input_quant = #nn.quant<0.25:-3>, output_quant = #nn.quant<0.03125:-128>}
 
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "pooling_and_elementwise"
 // CHECK-GENERIC-COUNT-2: "nn.pool2d"

@@ -1,6 +1,7 @@
-"""HARD_SWISH (MobileNetV3's activation) end to end: imported as `nn.hard_swish`, run by the
-interpreter, cascaded and lowered to the NPU as a table lookup, and left to the CPU as TFLite's
-own HARD_SWISH where the NPU cannot take it; every result compared with LiteRT's."""
+"""Activations TFLite writes as operators of their own, end to end: HARD_SWISH (MobileNetV3's)
+and the unfused RELU, RELU6 and RELU_N1_TO_1, imported as `nn.hard_swish` and `nn.relu`, run by
+the interpreter, cascaded and lowered to the NPU as table lookups, and left to the CPU as
+TFLite's own operators where the NPU cannot take them; every result compared with LiteRT's."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ import pytest
 from xdsl.context import Context
 
 from cascade.dialects import nn
+from cascade.dialects.cascade import GroupOp
 from cascade.ethos_u.tflite_output import lowered_tflite
 from cascade.frontends.tflite import import_tflite
 from cascade.frontends.tflite_writer import ModelBuilder, options
 from cascade.interpreter.nn import run_program
+from cascade.passes.cascade_plan import CascadePlanPass
 from cascade.passes.ethosu_pipeline import EthosUPipelinePass
 from cascade.passes.lower_to_ethosu import ON_CPU_ATTR
 
@@ -24,8 +27,9 @@ SHAPE = [1, 16, 16, 8]
 
 @functools.cache
 def bneck_model() -> bytes:
-    """x -> 3x3 conv (16 ch) -> HARD_SWISH -> 3x3 depthwise -> HARD_SWISH -> 1x1 conv (8 ch),
-    as a MobileNetV3 block writes it (TFLite fuses no hard swish into a convolution)."""
+    """x -> 3x3 conv (16 ch) -> HARD_SWISH -> 3x3 depthwise -> HARD_SWISH -> 1x1 conv (8 ch) ->
+    RELU6, as a MobileNetV3 block writes it (TFLite fuses no hard swish into a convolution), and
+    a RELU6 of its own to end with."""
     rng = np.random.default_rng(3)
     mb = ModelBuilder()
     x = mb.add_tensor("x", SHAPE, "int8", scale=0.05, zero_point=-4)
@@ -54,7 +58,9 @@ def bneck_model() -> bytes:
         value, channels, scale = conv, out_c, conv_scale
         if index < 2:
             value, scale = _hard_swish(mb, f"hswish{index}", value, [1, 16, 16, out_c], 0.06), 0.06
-    return mb.build([x], [value])
+    clamped = mb.add_tensor("relu6", [1, 16, 16, 8], "int8", scale=0.03, zero_point=-128)
+    mb.add_operator("RELU6", [value], [clamped])
+    return mb.build([x], [clamped])
 
 
 def _hard_swish(mb: ModelBuilder, name: str, value: int, shape: list[int], out_scale: float) -> int:
@@ -83,18 +89,23 @@ def test_the_importer_reads_hard_swish_and_the_program_computes_what_tflite_comp
         "nn.depthwise_conv2d",
         "nn.hard_swish",
         "nn.conv2d",
+        "nn.relu",
     ]
     for seed in (0, 1):
         _assert_as_litert(bneck_model(), run_program(module, _inputs(seed, SHAPE)).outputs, seed, SHAPE)
 
 
-def test_hard_swish_cascades_on_the_npu_and_runs_as_tflite_runs_it() -> None:
+def test_the_activations_cascade_on_the_npu_and_run_as_tflite_runs_them() -> None:
     litert = pytest.importorskip("cascade.interpreter.litert")
     pytest.importorskip("ai_edge_litert")
-    # Unstriped, the depthwise holds its input and output (16 x 16 x 16 bytes each); a budget
-    # below that needs a cascade, through the table lookups.
+    # Unstriped, the depthwise holds its input and output (16 x 16 x 16 bytes each, 8192); at
+    # 6500 bytes the whole block is one cascade, the table lookups in it.
+    planned = import_tflite(bneck_model())
+    CascadePlanPass(accelerator=ACCELERATOR, sram_budget=6500).apply(Context(), planned)
+    (group,) = [op for op in planned.walk() if isinstance(op, GroupOp)]
+    assert {type(op) for op in group.body.walk()} >= {nn.HardSwishOp, nn.ReluOp}
     module = import_tflite(bneck_model())
-    EthosUPipelinePass(accelerator=ACCELERATOR, sram_budget=6000).apply(Context(), module)
+    EthosUPipelinePass(accelerator=ACCELERATOR, sram_budget=6500).apply(Context(), module)
     assert not [op for op in module.walk() if isinstance(op, nn.NNOperation)], "nothing is left to the CPU"
     deployable = lowered_tflite(module)
     for seed in (0, 1):
@@ -102,17 +113,20 @@ def test_hard_swish_cascades_on_the_npu_and_runs_as_tflite_runs_it() -> None:
         _assert_as_litert(bneck_model(), ours, seed, SHAPE)
 
 
-def test_a_hard_swish_the_npu_cannot_run_is_tflite_s_own_in_the_output() -> None:
+@pytest.mark.parametrize("opcode", ["HARD_SWISH", "RELU", "RELU_N1_TO_1"])
+def test_an_activation_the_npu_cannot_run_is_tflite_s_own_in_the_output(opcode: str) -> None:
     litert = pytest.importorskip("cascade.interpreter.litert")
     pytest.importorskip("ai_edge_litert")
     shape = [1, 24, 8]  # rank 3: the NPU lowering takes NHWC and [rows, columns] only
     mb = ModelBuilder()
     x = mb.add_tensor("x", shape, "int8", scale=0.04, zero_point=7)
-    model = mb.build([x], [_hard_swish(mb, "y", x, shape, 0.03)])
+    y = mb.add_tensor("y", shape, "int8", scale=0.03, zero_point=-20)
+    mb.add_operator(opcode, [x], [y])
+    model = mb.build([x], [y])
     module = import_tflite(model)
     EthosUPipelinePass(accelerator=ACCELERATOR).apply(Context(), module)
     (left,) = [op for op in module.walk() if isinstance(op, nn.NNOperation)]
-    assert isinstance(left, nn.HardSwishOp)
+    assert isinstance(left, nn.HardSwishOp if opcode == "HARD_SWISH" else nn.ReluOp)
     assert ON_CPU_ATTR in left.attributes
     deployable = lowered_tflite(module)
     for seed in (0, 1):
