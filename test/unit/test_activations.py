@@ -27,9 +27,9 @@ SHAPE = [1, 16, 16, 8]
 
 @functools.cache
 def bneck_model() -> bytes:
-    """x -> 3x3 conv (16 ch) -> HARD_SWISH -> 3x3 depthwise -> HARD_SWISH -> 1x1 conv (8 ch) ->
-    RELU6, as a MobileNetV3 block writes it (TFLite fuses no hard swish into a convolution), and
-    a RELU6 of its own to end with."""
+    """x -> 3x3 conv (16 ch) -> HARD_SWISH -> 3x3 depthwise -> HARD_SWISH -> 1x1 conv (8 ch), as
+    a MobileNetV3 block writes it (TFLite fuses no hard swish into a convolution), then a RELU6
+    of its own."""
     rng = np.random.default_rng(3)
     mb = ModelBuilder()
     x = mb.add_tensor("x", SHAPE, "int8", scale=0.05, zero_point=-4)
