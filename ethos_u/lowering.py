@@ -11,8 +11,8 @@ TFLite operators onto the hardware:
   sums, then an elementwise multiply by 1 / (H * W) back to int8;
 * softmax: Vela's int8 decomposition (max, subtract-and-exponentiate through a table, sum,
   reciprocal by Newton-Raphson on 1x1 scalars, scale), about thirty small operations;
-* tanh, sigmoid, leaky_relu, hard_swish, relu: a 1x1 average pool through a 256-entry table; rescale, pad,
-  resize and concat: 1x1 average pools copying (and upscaling) into the output;
+* tanh, sigmoid, leaky_relu, hard_swish, relu: a 1x1 average pool through a 256-entry table;
+  rescale, pad, resize and concat: 1x1 average pools copying (and upscaling) into the output;
 * reshape: nothing (a view of the same bytes).
 
 Feature maps are described in (height, width, depth): NHWC tensors fold their batch into the

@@ -73,8 +73,8 @@ def single_op_module(
     broadcast: str | None = None,
 ) -> SingleOp:
     """One operator of `kind` (conv2d, depthwise_conv2d, max_pool, avg_pool, add, sub, mul,
-    minimum, maximum, fully_connected, rescale, tanh, sigmoid, leaky_relu, hard_swish, relu, mean, pad,
-    resize_nearest) on a `[1, *shape]` int8 input. `broadcast` makes one input of a binary op
+    minimum, maximum, fully_connected, rescale, tanh, sigmoid, leaky_relu, hard_swish, relu, mean,
+    pad, resize_nearest) on a `[1, *shape]` int8 input. `broadcast` makes one input of a binary op
     smaller (see the binary branch)."""
     height, width, depth = shape
     in_shapes: list[tuple[int, ...]] = [(1, height, width, depth)]

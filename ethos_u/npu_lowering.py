@@ -20,12 +20,12 @@ that stripe:
 
 Supported (`SUPPORTED_OPS`): conv2d, depthwise_conv2d (depth multiplier 1), pool2d max/avg,
 add/sub/mul/minimum/maximum (IFM2 broadcast along H, W or C), fully_connected, rescale,
-tanh/sigmoid/leaky_relu/hard_swish/relu (8-bit LUT), mean over H and W (one depthwise convolution
-with TFLite's folded multiplier), pad of H and W (a copy plus border fills) and 2x nearest
-resize (IFM upscaling). Everything
-else raises `NpuLoweringError` (softmax stays on the CPU). On the two-core Ethos-U65-512 each
-weight slice is split as Vela splits it: core k gets every second output channel from k, its
-own bias records and its own weight stream encoded at half the block depth (`ethosu.cores`).
+tanh/sigmoid/leaky_relu/hard_swish/relu (8-bit LUT), mean over H and W (one depthwise
+convolution with TFLite's folded multiplier), pad of H and W (a copy plus border fills) and 2x
+nearest resize (IFM upscaling). Everything else raises `NpuLoweringError` (softmax stays on the
+CPU). On the two-core Ethos-U65-512 each weight slice is split as Vela splits it: core k gets
+every second output channel from k, its own bias records and its own weight stream encoded at
+half the block depth (`ethosu.cores`).
 """
 
 from __future__ import annotations

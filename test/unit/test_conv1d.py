@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -102,11 +103,20 @@ def _inputs(seed: int) -> list[np.ndarray]:
 def _assert_runs_as_tflite(litert: Any, model: bytes, lowered: ModuleOp) -> None:
     """The deployable .tflite of `lowered` computes on LiteRT what `model` computes."""
     deployable = lowered_tflite(lowered)
+    _assert_same_as_tflite(litert, model, lambda inputs: litert.run_ethosu_tflite(deployable, inputs).outputs[0])
+
+
+def _assert_interpreted_as_tflite(litert: Any, model: bytes, module: ModuleOp) -> None:
+    """The nn interpreter computes on `module` what LiteRT computes on `model`."""
+    _assert_same_as_tflite(litert, model, lambda inputs: run_program(module, inputs).outputs[0])
+
+
+def _assert_same_as_tflite(litert: Any, model: bytes, run: Callable[[list[np.ndarray]], np.ndarray]) -> None:
+    """`run` gives, for two random inputs, the not degenerate output LiteRT gives on `model`."""
     for seed in (0, 1):
-        theirs = litert.invoke(model, _inputs(seed)).outputs[0]
-        ours = litert.run_ethosu_tflite(deployable, _inputs(seed)).outputs[0]
+        ours = run(_inputs(seed))
         assert len(np.unique(ours)) > 10
-        np.testing.assert_array_equal(ours, theirs)
+        np.testing.assert_array_equal(ours, litert.invoke(model, _inputs(seed)).outputs[0])
 
 
 def test_the_importer_folds_the_reshapes_between_convolutions() -> None:
@@ -121,12 +131,7 @@ def test_the_importer_folds_the_reshapes_between_convolutions() -> None:
 def test_the_folded_program_computes_what_tflite_computes() -> None:
     litert = pytest.importorskip("cascade.interpreter.litert")
     pytest.importorskip("ai_edge_litert")
-    module = import_tflite(conv1d_model())
-    for seed in (0, 1):
-        ours = run_program(module, _inputs(seed)).outputs[0]
-        theirs = litert.invoke(conv1d_model(), _inputs(seed)).outputs[0]
-        assert len(np.unique(ours)) > 10
-        np.testing.assert_array_equal(ours, theirs)
+    _assert_interpreted_as_tflite(litert, conv1d_model(), import_tflite(conv1d_model()))
 
 
 def test_the_pipeline_cascades_along_the_columns_and_runs_as_tflite_runs_it() -> None:
@@ -182,11 +187,7 @@ def test_the_tosa_path_folds_the_same_reshapes() -> None:
     module = import_tflite_via_tosa(residual_conv1d_model())
     names = [op.name for op in module.walk() if isinstance(op, nn.NNOperation)]
     assert names == ["nn.reshape", *(["nn.conv2d", "nn.conv2d", "nn.add"] * 3), "nn.reshape"]
-    for seed in (0, 1):
-        ours = run_program(module, _inputs(seed)).outputs[0]
-        theirs = litert.invoke(residual_conv1d_model(), _inputs(seed)).outputs[0]
-        assert len(np.unique(ours)) > 10
-        np.testing.assert_array_equal(ours, theirs)
+    _assert_interpreted_as_tflite(litert, residual_conv1d_model(), module)
 
 
 def test_a_squeeze_of_a_dimension_that_is_not_one_is_refused() -> None:

@@ -52,10 +52,10 @@ def conv_model(
     return mb.build([x], [y])
 
 
-def unary_model(opcode: str | int, opts: OpOptions | None = None) -> bytes:
+def unary_model(opcode: str | int, opts: OpOptions | None = None, output_scale: float = 0.5) -> bytes:
     mb = ModelBuilder()
     x = mb.add_tensor("image", [1, 4, 4, 2], "int8", scale=0.5, zero_point=0)
-    y = mb.add_tensor("result", [1, 4, 4, 2], "int8", scale=0.5, zero_point=0)
+    y = mb.add_tensor("result", [1, 4, 4, 2], "int8", scale=output_scale, zero_point=0)
     mb.add_operator(opcode, [x], [y], opts)
     return mb.build([x], [y])
 
@@ -174,6 +174,12 @@ CASES: dict[str, tuple[Callable[[], bytes], str]] = {
         lambda: conv_model(image_quant={"scale": 1e30, "zero_point": 0}),
         f"{CONV_OP}: rescale multiplier 2e+29 (input scale x weight scale / output scale) is too large for"
         " TFLite's 32-bit fixed-point arithmetic (it must be below 2^30)",
+    ),
+    # 0.5 / 128 / 0.001 = 3.9: TFLite refuses a hard swish whose output multiplier is 1 or more.
+    "hard-swish-output-scale": (
+        lambda: unary_model("HARD_SWISH", output_scale=0.001),
+        "operator #0 HARD_SWISH: hard_swish needs an output scale above input scale / 128"
+        " (TFLite's output multiplier is below 1)",
     ),
     # Unsupported operators.
     "unsupported-op": (lambda: unary_model("ELU"), "operator #0 ELU: unsupported operator"),
