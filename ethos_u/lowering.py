@@ -118,11 +118,13 @@ def _mean_refusal(op: OpInfo) -> str | None:
 
 
 def _binary_refusal(op: OpInfo) -> str | None:
-    """The NPU broadcasts IFM2 only, from size 1 along H, W or C."""
-    if len(op.inputs) != 2:
-        # The lowering reads both operands from the arena, where no constant is placed.
-        return "a constant operand of an elementwise operator is not lowered to the NPU"
-    shapes = [tensor.shape for tensor in op.inputs]
+    """The NPU broadcasts IFM2 only, from size 1 along H, W or C. A constant operand (one of
+    `op.weights`) is read from the constants, or from the command when it is one value."""
+    if not op.inputs:
+        return "both operands are constants (fold them first)"
+    # A one-value constant goes in the command as a scalar, whatever its rank.
+    constants = [tensor.shape for tensor in op.weights if math.prod(tensor.shape) != 1]
+    shapes = [*(tensor.shape for tensor in op.inputs), *constants]
     if any(len(shape) != len(op.output.shape) for shape in shapes):
         return "broadcasting operands of different ranks are not lowered"
     if all(shape != op.output.shape for shape in shapes):

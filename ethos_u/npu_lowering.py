@@ -907,6 +907,11 @@ class _Plan:
     bias: np.ndarray | None = None  # int64 per output channel
     lut: bytes | None = None  # 256 int8 entries, indexed by the input value + 128
     lut_index: int = 0
+    constant_operand: int | None = None
+    """Which operand of a binary op is a constant (0 or 1), None if neither."""
+    constant: np.ndarray | None = None  # its int8 values
+    constant_placement: Placement | None = None
+    """Where a constant of several values is read from (None: one value, a scalar)."""
 
 
 def lower_op(
@@ -953,6 +958,10 @@ def lower_op(
         lowered.constants.append(blob)
         address += len(plan.lut)
         lut_dma.append(ethosu.DmaOp(blob.range, lut_slot(accelerator, lut_index)))
+    if plan.constant is not None and plan.constant.size > 1:
+        blob = _constant_operand_blob(op, plan, constant_region, address)
+        lowered.constants.append(blob)
+        address += len(blob.data)
     # Weights are encoded for one block depth: the first stripe of a channel slice picks it,
     # later stripes of the slice keep it when they can (else the slice is encoded again).
     slice_depth: dict[tuple[int, int], int] = {}
@@ -1053,9 +1062,32 @@ def _prepare_constants(op: Operation, plan: _Plan, constants: Mapping[SSAValue, 
         plan.traversal = choose_traversal(plan.weights, False)
     elif isinstance(op, LUT_OPS):
         plan.lut = lut_values(op).astype(np.int8).tobytes()
+    elif isinstance(op, nn.BinaryOperation):
+        for position, operand in enumerate(op.operands):
+            if _is_constant(operand, constants):
+                plan.constant_operand = position
+                plan.constant = constant_value(operand, constants).astype(np.int8)
     elif isinstance(op, nn.MeanOp):
         _, height, width, depth = _shape(op.input)
         plan.weights = np.ones((depth, height, width, 1), dtype=np.int16)
+
+
+def _is_constant(value: SSAValue, constants: Mapping[SSAValue, np.ndarray] | None) -> bool:
+    """Whether `value` is a constant: in `constants`, or made by an `arith.constant`."""
+    return (constants is not None and value in constants) or isinstance(value.owner, arith.ConstantOp)
+
+
+def _constant_operand_blob(op: Operation, plan: _Plan, region: int, address: int) -> ConstantBlob:
+    """The constant operand of a binary op as an NHWC int8 feature map among the constants
+    (16-byte padded); every stripe reads the part it needs from there, as Vela reads a constant
+    IFM2 from flash."""
+    assert plan.constant is not None
+    assert plan.constant_operand is not None
+    data = _pad16(plan.constant.tobytes())
+    shape = hwc_shape(plan.constant.shape)
+    plan.constant_placement = Placement(region, address, shape, ethosu.Layout.NHWC, data_type=ethosu.DataType.INT8)
+    name = op.operands[plan.constant_operand].name_hint or f"{op.results[0].name_hint or op.name}_constant"
+    return ConstantBlob(name, data, ethosu.AddressRangeAttr(region, address, len(data)))
 
 
 def _encode_slice(op: Operation, plan: _Plan, first: int, depth: int, region: int, address: int) -> list[ConstantBlob]:
@@ -1226,19 +1258,31 @@ def _binary(
     out_shape = _shape(op.output)
     shapes = (_shape(op.input), _shape(op.input2))
     rank = len(out_shape)
-    boxes = [Box.from_region(region) for region in op.input_regions(stripe.to_region(rank))]
-    operands = [
-        (placements[0], boxes[0], op.input_quant),
-        (placements[1], boxes[1], op.input2_quant),
-    ]
-    reversed_operands = shapes[0] != out_shape  # the other one is not broadcast (`refusal`)
+    activations = iter(placements[:-1])
+    sources = [plan.constant_placement if i == plan.constant_operand else next(activations) for i in range(2)]
+    regions = op.input_regions(stripe.to_region(rank))
+    boxes = [Box.from_region(region) if source else None for source, region in zip(sources, regions, strict=True)]
+    operands = [(sources[0], boxes[0], op.input_quant), (sources[1], boxes[1], op.input2_quant)]
+    # The other one is not broadcast (`refusal`); a scalar is IFM2 even where it is not.
+    reversed_operands = shapes[0] != out_shape or sources[0] is None
     if reversed_operands:
         operands.reverse()
     (first, first_box, first_quant), (second, second_box, second_quant) = operands
+    assert first is not None
+    assert first_box is not None
+    ifm2: ethosu.FeatureMapAttr | ethosu.ScalarAttr
+    if second is None or second_box is None:  # one constant value: Vela's ifm2_scalar
+        assert plan.constant is not None
+        scale, zero_point = second_quant.scales[0], second_quant.zero_points[0]
+        # Vela quantizes the real value back with this scale: (q - zp) * s / s rounds to q - zp.
+        value = (int(plan.constant.reshape(-1)[0]) - zero_point) * scale
+        ifm2 = ethosu.ScalarAttr(value, ethosu.DataType.INT8, (scale, zero_point))
+    else:
+        ifm2 = second.feature_map(second_box, second_quant)
     return ethosu.ElementwiseOp(
         _ELEMENTWISE[type(op)],
         ifm=first.feature_map(first_box, first_quant),
-        ifm2=second.feature_map(second_box, second_quant),
+        ifm2=ifm2,
         ofm=placements[-1].feature_map(stripe, op.output_quant),
         block_config=block,
         reversed_operands=reversed_operands,

@@ -364,7 +364,9 @@ class _Importer:
             raise TFLiteImportError(f"{role} {tensor.describe()} has type {tensor.type_name}; only INT8 is supported")
         if tensor.quant is None:
             raise TFLiteImportError(f"{role} {tensor.describe()} has no quantization parameters")
-        if any(d <= 0 for d in tensor.shape) or not tensor.shape:
+        # A scalar (rank 0) is a static shape only for a constant: an activation without
+        # dimensions is one whose shape the model leaves unknown.
+        if any(d <= 0 for d in tensor.shape) or (not tensor.shape and tensor.data is None):
             raise TFLiteImportError(f"{role} {tensor.describe()} has no static shape: {list(tensor.shape)}")
         return tensor
 

@@ -54,18 +54,18 @@ Choices and limits of this version:
 * `fully_connected` stays on the CPU by default (`fc-on-npu=false`): the NPU's fixed-point FC
   differs from TFLite's reference by up to 1 LSB. Softmax and anything `lower_op` rejects as a
   bare operator also stay on the CPU; an unsupported operator inside a stripe loop is an error.
-* Constants (bias records, MLW weights, LUTs) are placed one after the other in the stream's
-  flash image. An operator with SRAM weights (`cascade.weights_placement`) is lowered to read
-  them at that SRAM placement, and an `ethosu.dma` from flash to SRAM precedes its first
-  command; when the plan prefetches them (`cascade.prefetch`, the buffer then lives during
-  the previous step too) the DMA moves before the previous step's commands, in the same
-  stream, so that it overlaps them as the plan's cycles assume. Weights double-buffered in
-  slices (`cascade.weight_slice_depth`) run one command per output-channel slice, each slice's
-  constants copied into alternate halves of the buffer one slice ahead (`_Segment._lower_sliced`).
-  If our
-  encoding (block depth chosen per stripe by `lower_op`) is larger than the buffer the
-  allocator sized with the cost model, or the operator is lowered stripe by stripe (it touches
-  a recompute buffer), its constants stay in flash.
+* Constants (bias records, MLW weights, LUTs, elementwise constant operands) are placed one
+  after the other in the stream's flash image. An operator with SRAM weights
+  (`cascade.weights_placement`) is lowered to read them at that SRAM placement, and an
+  `ethosu.dma` from flash to SRAM precedes its first command; when the plan prefetches them
+  (`cascade.prefetch`, the buffer then lives during the previous step too) the DMA moves before
+  the previous step's commands, in the same stream, so that it overlaps them as the plan's
+  cycles assume. Weights double-buffered in slices (`cascade.weight_slice_depth`) run one
+  command per output-channel slice, each slice's constants copied into alternate halves of the
+  buffer one slice ahead (`_Segment._lower_sliced`). If our encoding (block depth chosen per
+  stripe by `lower_op`) is larger than the buffer the allocator sized with the cost model, or
+  the operator is lowered stripe by stripe (it touches a recompute buffer), its constants stay
+  in flash.
 * A recompute intermediate (a stripe-shaped buffer holding, at each stripe, the box its
   consumers require, from that box's origin) is addressed per stripe: its producer and
   consumers are lowered one stripe at a time with the placement shifted by the origin, and

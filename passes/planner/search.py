@@ -919,10 +919,13 @@ class Candidates:
     def _has_npu_weights(self, op: int) -> bool:
         """Whether `op` has weights and the target can run it: whether its weights have an
         SRAM buffer to choose. One the target cannot run, left to the CPU, reads its weights
-        where they are. A fully connected layer counts: lowering may put it on the NPU."""
+        where they are, and so does one whose constants take no buffer (an elementwise operator
+        reads its constant operand from the constant memory). A fully connected layer counts:
+        lowering may put it on the NPU."""
         info = self.graph.ops[op]
         can_cascade = getattr(self.cost, "can_cascade", None)
-        return bool(info.weights) and (not callable(can_cascade) or can_cascade(info))
+        buffered = bool(info.weights) and self.weight_bytes[op] > 0
+        return buffered and (not callable(can_cascade) or can_cascade(info))
 
     def _configs(self, sink: int, start: int) -> list[tuple[StripeConfig, frozenset[int]]]:
         shape = self.graph.output_shape(sink)
