@@ -353,8 +353,9 @@ class _Importer:
             return f"operator #{op_index} CUSTOM '{_printable((code.CustomCode() or b'').decode(errors='replace'))}'"
         return f"operator #{op_index} {_OPCODE_NAMES.get(opcode, f'opcode {opcode}')}"
 
-    def activation(self, index: int, role: str) -> TFLiteTensor:
-        """An int8 activation tensor, checked to be per-tensor quantized."""
+    def activation(self, index: int, role: str, scalar_constant: bool = False) -> TFLiteTensor:
+        """An int8 activation tensor, checked to be per-tensor quantized; of rank 0 only if
+        `scalar_constant` and it is a constant."""
         tensor = self.tensor(index)
         if tensor.type == TFLiteType.FLOAT32:
             raise TFLiteImportError(
@@ -364,9 +365,10 @@ class _Importer:
             raise TFLiteImportError(f"{role} {tensor.describe()} has type {tensor.type_name}; only INT8 is supported")
         if tensor.quant is None:
             raise TFLiteImportError(f"{role} {tensor.describe()} has no quantization parameters")
-        # A scalar (rank 0) is a static shape only for a constant: an activation without
-        # dimensions is one whose shape the model leaves unknown.
-        if any(d <= 0 for d in tensor.shape) or (not tensor.shape and tensor.data is None):
+        # A scalar (rank 0) is a static shape only for a constant operand of an elementwise
+        # operator: an activation without dimensions is one whose shape the model leaves unknown.
+        scalar = scalar_constant and tensor.data is not None
+        if any(d <= 0 for d in tensor.shape) or (not tensor.shape and not scalar):
             raise TFLiteImportError(f"{role} {tensor.describe()} has no static shape: {list(tensor.shape)}")
         return tensor
 
@@ -443,9 +445,11 @@ class _OpContext:
             return None
         return self.inputs[position]
 
-    def activation_in(self, position: int, role: str = "input") -> tuple[SSAValue, nn.QuantAttr]:
+    def activation_in(
+        self, position: int, role: str = "input", scalar_constant: bool = False
+    ) -> tuple[SSAValue, nn.QuantAttr]:
         index = self.input(position, role)
-        tensor = self.importer.activation(index, role)
+        tensor = self.importer.activation(index, role, scalar_constant)
         assert tensor.quant is not None
         return self.importer.value(index, role), tensor.quant
 
@@ -615,8 +619,8 @@ def _pool(kind: nn.PoolKind) -> Callable[[_OpContext], Operation]:
 
 def _binary(op_type: type[Operation], options_class: type | None) -> Callable[[_OpContext], Operation]:
     def convert(ctx: _OpContext) -> Operation:
-        a, a_quant = ctx.activation_in(0)
-        b, b_quant = ctx.activation_in(1, "input2")
+        a, a_quant = ctx.activation_in(0, scalar_constant=True)
+        b, b_quant = ctx.activation_in(1, "input2", scalar_constant=True)
         activation = nn.ActivationAttr(nn.Activation.NONE)
         if options_class is not None and ctx.has_options():
             activation = ctx.activation_attr(ctx.options(options_class).FusedActivationFunction())

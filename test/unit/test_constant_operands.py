@@ -123,3 +123,14 @@ def test_a_scalar_activation_is_still_refused() -> None:
     mb.add_operator("ADD", [x, c], [y], options("AddOptions"))
     with pytest.raises(TFLiteImportError, match=r"'x' \(#0\) has no static shape: \[\]"):
         import_tflite(mb.build([x], [y]))
+
+
+def test_a_scalar_constant_is_refused_where_no_elementwise_operator_reads_it() -> None:
+    mb = ModelBuilder()
+    c = mb.add_tensor("c", [], "int8", scale=0.1, zero_point=0, data=np.array(1))
+    x = mb.add_tensor("x", [1, 4, 4, 2], "int8", scale=0.1, zero_point=0)
+    y = mb.add_tensor("y", [1, 4, 4, 2], "int8", scale=0.1, zero_point=0)
+    pool = options("Pool2DOptions", padding="VALID", stride_w=1, stride_h=1, filter_width=1, filter_height=1)
+    mb.add_operator("AVERAGE_POOL_2D", [c], [y], pool)
+    with pytest.raises(TFLiteImportError, match=r"AVERAGE_POOL_2D: input tensor 'c' \(#0\) has no static shape: \[\]"):
+        import_tflite(mb.build([x], [y]))
