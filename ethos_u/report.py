@@ -20,7 +20,8 @@ pipeline runs). The keys (a benchmark reads them; add, never rename):
 * `total_cycles`: the plan's cycles (`cascade.cycles`, summed over functions): stripes
   pipelined, weight copies hidden behind the previous step where the plan prefetches them. An
   operator that lowering leaves on the CPU but the NPU could run (fully_connected without
-  `fc-on-npu`, softmax) is priced there as the NPU work Vela makes of it.
+  `fc-on-npu`, softmax) is priced there as NPU work, reading its weights from where they are
+  (the plan gives a CPU operator no SRAM weight buffer).
 * `per_op`: every operator in schedule order, priced by the Ethos-U performance model
   (`EthosUCostModel.region_cost`) on exactly the stripe boxes the plan computes (a lone
   operator: its whole output), feature maps in SRAM (the spilled ones, `cascade.spilled`, in

@@ -869,9 +869,8 @@ class Candidates:
         """Operator `op` alone with its weights double-buffered in output-channel slices."""
         shape = self.graph.output_shape(op)
         channels = shape[-1]
-        whole = self.weight_bytes[op]
         transfer = self.pricer.transfer(op)
-        if not whole or not transfer or channels < 2 * SLICE_GRANULE:
+        if not self.has_npu_weights[op] or not transfer or channels < 2 * SLICE_GRANULE:
             return []
         points = []
         depths = sorted({slice_depth(channels, count) for count in SLICE_COUNTS} - {channels}, reverse=True)
@@ -917,15 +916,14 @@ class Candidates:
         )
 
     def _has_npu_weights(self, op: int) -> bool:
-        """Whether `op` has weights and the target can run it: whether its weights have an
-        SRAM buffer to choose. One the target cannot run, left to the CPU, reads its weights
-        where they are, and so does one whose constants take no buffer (an elementwise operator
-        reads its constant operand from the constant memory). A fully connected layer counts:
-        lowering may put it on the NPU."""
+        """Whether `op` has weights and the target runs it: whether its weights have an SRAM
+        buffer to choose. One the target leaves to the CPU (`CostModel.runs_on_npu`) reads
+        its weights where they are, and so does one whose constants take no buffer (an
+        elementwise operator reads its constant operand from the constant memory)."""
         info = self.graph.ops[op]
-        can_cascade = getattr(self.cost, "can_cascade", None)
+        runs_on_npu = getattr(self.cost, "runs_on_npu", None) or getattr(self.cost, "can_cascade", None)
         buffered = bool(info.weights) and self.weight_bytes[op] > 0
-        return buffered and (not callable(can_cascade) or can_cascade(info))
+        return buffered and (not callable(runs_on_npu) or runs_on_npu(info))
 
     def _configs(self, sink: int, start: int) -> list[tuple[StripeConfig, frozenset[int]]]:
         shape = self.graph.output_shape(sink)
