@@ -539,9 +539,9 @@ class UnaryOperation(NNOperation, abc.ABC):
 class ElementwiseHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from cascade.passes.nn_canonicalization import SinkReshapeBelowElementwise
+        from cascade.passes.nn_canonicalization import RaiseConstantOperandRank, SinkReshapeBelowElementwise
 
-        return (SinkReshapeBelowElementwise(),)
+        return (SinkReshapeBelowElementwise(), RaiseConstantOperandRank())
 
 
 class ElementwiseUnaryOperation(UnaryOperation, abc.ABC):

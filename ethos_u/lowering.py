@@ -125,6 +125,8 @@ def _binary_refusal(op: OpInfo) -> str | None:
     # A one-value constant goes in the command as a scalar, whatever its rank.
     constants = [tensor.shape for tensor in op.weights if math.prod(tensor.shape) != 1]
     shapes = [*(tensor.shape for tensor in op.inputs), *constants]
+    if any(len(shape) != len(op.output.shape) for shape in constants):
+        return "a constant operand of a lower rank is not lowered (-p canonicalize gives it the output's rank)"
     if any(len(shape) != len(op.output.shape) for shape in shapes):
         return "broadcasting operands of different ranks are not lowered"
     if all(shape != op.output.shape for shape in shapes):

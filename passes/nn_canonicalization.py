@@ -10,11 +10,18 @@ An elementwise operator commutes with a reshape applied to every operand alike, 
 below elementwise operators that read them, towards the higher-rank form: a residual ADD
 between two 1-D convolutions then adds their `[1, 1, T, C]` outputs (which the NPU runs) instead
 of the `[1, T, C]` squeezes of them, and the SQUEEZE below it meets the next EXPAND_DIMS.
+
+Broadcasting aligns trailing axes, so a constant operand of a lower rank than its operator's
+output reads the same with leading 1s: a per-channel `[C]` beside an NHWC operand becomes
+`[1, 1, 1, C]`, which the NPU reads as a feature map broadcast along height and width.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ModuleOp, NameLoc, StringAttr, TensorType
+import math
+
+from xdsl.dialects.arith import ConstantOp
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, NameLoc, StringAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -23,6 +30,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 
 from cascade.dialects import nn
 
@@ -110,6 +118,38 @@ class SinkReshapeBelowElementwise(RewritePattern):
         for reshape in readers:
             if not reshape.output.uses:
                 rewriter.erase(reshape)
+
+
+class RaiseConstantOperandRank(RewritePattern):
+    """`f(x, c)` for a binary elementwise `f` and a constant `c` of a lower rank than `f`'s
+    output -> `f(x, c')`, `c'` the same values with leading 1s up to that rank (a `[16]`
+    beside `[1, 8, 8, 16]`: `[1, 1, 1, 16]`). One value is left as it is: it broadcasts from
+    any rank, and the NPU takes it as a scalar. Every such operator of that rank reading `c`
+    reads the one `c'`; the old constant goes when nothing reads it."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, nn.BinaryOperation):
+            return
+        rank = len(_shape(op.results[0]))
+        for operand in op.operands:
+            constant = operand.owner
+            shape = _shape(operand)
+            if not isinstance(constant, ConstantOp) or len(shape) >= rank or math.prod(shape) == 1:
+                continue
+            if not isinstance(operand.type, TensorType) or not isinstance(constant.value, DenseIntOrFPElementsAttr):
+                continue
+            raised_type = TensorType(operand.type.element_type, (1,) * (rank - len(shape)) + shape)
+            raised = ConstantOp(DenseIntOrFPElementsAttr(raised_type, constant.value.data))
+            raised.results[0].name_hint = operand.name_hint
+            raised.location = constant.location
+            rewriter.insert_op(raised, InsertPoint.after(constant))
+            for use in list(operand.uses):
+                reader = use.operation
+                if isinstance(reader, nn.BinaryOperation) and len(_shape(reader.results[0])) == rank:
+                    reader.operands[use.index] = raised.results[0]
+                    rewriter.handle_operation_modification(reader)
+            if not constant.result.uses:
+                rewriter.erase(constant)
 
 
 MAX_RANK = 4

@@ -15,6 +15,10 @@
 // RUN: cascade-opt %t.full.tflite -p 'ethosu-pipeline{accelerator=ethos-u55-128}' -o %t.full.mlir
 // RUN: filecheck %s --check-prefix=FULL < %t.full.mlir
 // RUN: cascade-run %t.full.mlir --seed 1 --compare-tflite %t.full.tflite | filecheck %s --check-prefix=EXEC
+// RUN: %python %S/Inputs/add_constant.py %t.rank.tflite rank
+// RUN: cascade-opt %t.rank.tflite -p 'ethosu-pipeline{accelerator=ethos-u55-128}' -o %t.rank.mlir
+// RUN: filecheck %s --check-prefix=RANK < %t.rank.mlir
+// RUN: cascade-run %t.rank.mlir --seed 1 --compare-tflite %t.rank.tflite | filecheck %s --check-prefix=EXEC
 
 // The three bytes of the constant, then the stripes of the add reading them at 0 of region 0.
 // CHANNEL-NOT: on_cpu
@@ -32,5 +36,12 @@
 // FULL-NOT: on_cpu
 // FULL: ethosu.elementwise mul ifm <i8, region 0, shape [{{[0-9]+}}, 8, 3], {{.*}} layout nhwc, quant 0.03125:-3> ifm2 <i8, region 1,
 // FULL-NOT: on_cpu
+
+// A [3] and an [8, 1, 3] constant, imported as [1, 1, 1, 3] and [1, 8, 1, 3]: the ADD's bytes
+// at 0, the MUL's 24 after them at 16 (0x10), each IFM2 broadcast along what it lacks.
+// RANK-NOT: on_cpu
+// RANK: ethosu.elementwise add {{.*}} ifm2 <i8, region 0, shape [1, 1, 3], at 0, strides [3, 3, 1], layout nhwc
+// RANK: ethosu.elementwise mul {{.*}} ifm2 <i8, region 0, shape [8, 1, 3], at 0x10, strides [3, 3, 1], layout nhwc
+// RANK-NOT: on_cpu
 
 // EXEC: bit-exact: 1/1 tensors
