@@ -281,10 +281,14 @@ class EthosUCostModel:
         return self._encoded_bytes(op, None)
 
     def _encoded_bytes(self, op: OpInfo, channels: tuple[int, int] | None) -> int:
-        """`_encode`, memoised on the weights' values (0 without weights)."""
+        """`_encode`, memoised on the weights' values (0 without weights). An operator left on
+        the CPU reads its weights as TFLite stores them, raw int8: nothing is encoded (the
+        1280x1000 classifier of mbv2_100_224 would take the encoder 0.1 s)."""
         weights = self._weight_key_of(op)
         if weights is None:
             return 0
+        if not self.runs_on_npu(op):
+            return _round_up(_raw_weight_bytes(op, channels), ALIGNMENT)
         key = (weights, channels)
         if key not in self._encoded:
             self._encoded[key] = self._encode(op, channels)
@@ -324,7 +328,7 @@ class EthosUCostModel:
     def size_weights(self, ops: Sequence[OpInfo]) -> None:
         """Encode the whole weight streams of `ops` at once: the planner asks for every
         operator's weight buffer before it searches (on mbv1_100_224 the encoder takes 0.5 s)."""
-        self._encode_ahead((op, None) for op in ops)
+        self._encode_ahead((op, None) for op in ops if self.runs_on_npu(op))
 
     def size_weight_slices(self, op: OpInfo, depths: Sequence[int]) -> None:
         """Encode at once every slice `weight_slice_bytes` of `op` will encode for `depths`."""
@@ -381,12 +385,11 @@ class EthosUCostModel:
     def _encoding(self, op: OpInfo, channels: tuple[int, int] | None) -> tuple[int, list[_Stream] | None]:
         """What `_encode` encodes: the streams (one per NPU core), and the size of the weights as
         raw int8 (None for the streams if there is no constant data to encode)."""
-        raw = max(1, math.prod(op.weights[0].shape)) if op.weights else 1
+        raw = _raw_weight_bytes(op, channels)
         region = None
         if channels is not None:
             shape = op.output.shape
             region = Region((*(0 for _ in shape[:-1]), channels[0]), (*shape[:-1], channels[1]))
-            raw = -(-raw * channels[1] // shape[-1])
         fallback = _round_up(raw, ALIGNMENT)
         lowered = [step for step in lower(op, region, self.layouts, weight_bytes=raw) if step.uses_weights]
         if not lowered:
@@ -541,3 +544,12 @@ class EthosUCostModel:
             )
             priced.append((step, _performance(step.npu, self.arch.accelerator, placement, block, first, last)))
         return RegionCost(priced)
+
+
+def _raw_weight_bytes(op: OpInfo, channels: tuple[int, int] | None) -> int:
+    """Bytes of `op`'s weights as raw int8 (at least 1), or of the slice of `channels` =
+    (first, count) of its output channels: 96 of 1000 channels of 1280-wide weights, 122,880."""
+    raw = max(1, math.prod(op.weights[0].shape)) if op.weights else 1
+    if channels is None:
+        return raw
+    return -(-raw * channels[1] // op.output.shape[-1])

@@ -115,6 +115,31 @@ def test_weight_buffer_is_vela_encoding_plus_scales(resnet8: list[OpInfo]) -> No
     assert model.weight_buffer_bytes(resnet8[3]) == 0  # the add has no weights
 
 
+def test_the_weights_of_a_cpu_operator_are_raw_and_never_encoded(
+    resnet8: list[OpInfo], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # resnet8's classifier, 64 -> 10: lower-to-ethosu leaves it on the CPU, which reads its
+    # 640 weights as TFLite stores them (640 bytes, a multiple of 16), plus 10 scale records.
+    from cascade.ethos_u import cost_model, npu_lowering
+
+    fc = resnet8[-2]
+    assert fc.kind == "fully_connected"
+    model = EthosUCostModel(ARCH)
+    assert not model.runs_on_npu(fc)
+
+    def refuse(*streams: object) -> None:
+        if any(streams):
+            raise AssertionError("a CPU operator's weights were encoded")
+
+    monkeypatch.setattr(npu_lowering, "encode_weights", refuse)
+    monkeypatch.setattr(npu_lowering, "encode_weights_ahead", refuse)
+    monkeypatch.setattr(cost_model, "npu_encode_weights", refuse)
+    model.size_weights([fc])
+    assert model.encoded_weight_bytes(fc) == 640
+    assert model.weight_buffer_bytes(fc) == 640 + 112  # 100 bytes of records, aligned
+    assert model.weight_slice_bytes(fc, 8) == 512 + 80  # the larger slice, channels 0-7: 8 * 64 bytes, 80 of records
+
+
 def test_stripes_cost_more_than_the_whole(resnet8: list[OpInfo]) -> None:
     model = EthosUCostModel(ARCH)
     conv = resnet8[1]  # 32x32x16 output
