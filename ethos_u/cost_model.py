@@ -167,8 +167,10 @@ def _npu_kinds() -> frozenset[str]:
 class EthosUCostModel:
     """Prices operators and stripes on one Ethos-U configuration (implements `CostModel`)."""
 
-    def __init__(self, arch: ArchConfig, layouts: Mapping[str, Layout] | None = None) -> None:
+    def __init__(self, arch: ArchConfig, layouts: Mapping[str, Layout] | None = None, fc_on_npu: bool = False) -> None:
         self.arch = arch
+        self.fc_on_npu = fc_on_npu
+        """Whether fully connected layers run on the NPU (lower-to-ethosu's `fc-on-npu`)."""
         self.layouts: dict[str, Layout] = dict(layouts or {})
         self._encoded: dict[tuple[object, ...], int] = {}
         self._keys: _PerOperator[tuple[object, ...] | None] = _PerOperator()
@@ -237,10 +239,10 @@ class EthosUCostModel:
         return self._cascadable.get(op, None, lambda: op.kind in _npu_kinds() and refusal(op) is None)
 
     def runs_on_npu(self, op: OpInfo) -> bool:
-        """Whether lower-to-ethosu puts `op` in a command stream by default: what it cascades,
-        except `fully_connected`, which stays on the CPU unless `fc-on-npu` (the NPU's rounding
+        """Whether lower-to-ethosu puts `op` in a command stream: what it cascades, except
+        `fully_connected`, which stays on the CPU unless `fc_on_npu` (the NPU's rounding
         differs from TFLite's by 1 LSB)."""
-        return op.kind != "fully_connected" and self.can_cascade(op)
+        return (self.fc_on_npu or op.kind != "fully_connected") and self.can_cascade(op)
 
     def weight_buffer_bytes(self, op: OpInfo) -> int:
         """SRAM for all of `op`'s weights: encoded stream plus scale records, each 16-byte aligned."""

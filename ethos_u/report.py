@@ -241,12 +241,12 @@ def _traffic(priced: RegionCost, memories: MemoryMap) -> dict[str, int]:
 
 
 def _price_function(function: FuncOp, arch: ArchConfig, first_cascade: int) -> list[OpCost]:
-    from cascade.passes.cascade_plan import scheduled_program
+    from cascade.passes.cascade_plan import planned_fc_on_npu, scheduled_program
 
     planned = _planned_form(function)
     scheduled = scheduled_program(planned)
     graph = ProgramGraph.build(scheduled.program)
-    model = EthosUCostModel(arch, layouts=choose_layouts(scheduled.program))
+    model = EthosUCostModel(arch, layouts=choose_layouts(scheduled.program), fc_on_npu=planned_fc_on_npu(planned))
     # Spilled tensors live in the arena (DRAM in Dedicated_Sram), everything else in SRAM.
     memories = model.memory_map(scheduled.spilled)
     units = [op for op in planned.body.block.ops if isinstance(op, GroupOp | nn.NNOperation)]

@@ -41,7 +41,8 @@ PASSES: tuple[PassEntry, ...] = (
         "CascadePlanPass",
         "group nn operations into cascades and choose stripes under an SRAM budget",
         "sram-budget=BYTES accelerator=NAME system-config=NAME memory-mode=NAME "
-        'objective=min-sram|min-cycles striping=none|h|hw rolling-axes=h|hw reorder=true|false report="FILE"',
+        "objective=min-sram|min-cycles striping=none|h|hw rolling-axes=h|hw reorder=true|false "
+        'fc-on-npu=true|false report="FILE"',
     ),
     PassEntry(
         "rolling-buffer",
@@ -61,14 +62,15 @@ PASSES: tuple[PassEntry, ...] = (
         "lower_to_ethosu",
         "LowerToEthosUPass",
         "lower scheduled IR to ethosu NPU commands",
-        "accelerator=NAME (default: the plan's) fc-on-npu=true|false",
+        "accelerator=NAME (default: the plan's) fc-on-npu=true|false (default: the plan's)",
     ),
     PassEntry(
         "ethosu-pipeline",
         "ethosu_pipeline",
         "EthosUPipelinePass",
         "run the whole nn-to-ethosu pipeline",
-        "accelerator=NAME sram-budget=BYTES system-config=NAME memory-mode=NAME reorder=true|false striping=none|h|hw",
+        "accelerator=NAME sram-budget=BYTES system-config=NAME memory-mode=NAME reorder=true|false striping=none|h|hw "
+        "fc-on-npu=true|false",
     ),
 )
 

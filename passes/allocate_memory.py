@@ -95,7 +95,13 @@ def allocate_function(
     function: FuncOp, accelerator: str, system_config: str | None = None, memory_mode: str | None = None
 ) -> tuple[int, int]:
     """Place the buffers of `function` and annotate it; returns (SRAM peak, max-live bound)."""
-    from cascade.passes.cascade_plan import PEAK_ATTR, PEAK_DRAM_ATTR, planner_cost_model, scheduled_program
+    from cascade.passes.cascade_plan import (
+        PEAK_ATTR,
+        PEAK_DRAM_ATTR,
+        planned_fc_on_npu,
+        planner_cost_model,
+        scheduled_program,
+    )
     from cascade.passes.planner.memory import plan_buffers, spilled_buffers
 
     view, origin = group_view(function)
@@ -106,7 +112,8 @@ def allocate_function(
         check_tensor_sizes(scheduled.program)
     except ValueError as error:
         raise DiagnosticException(f"allocate-memory: @{function.sym_name.data}: {error}") from None
-    cost = planner_cost_model(accelerator, scheduled.program, "allocate-memory", system_config, memory_mode)
+    fc_on_npu = planned_fc_on_npu(function)
+    cost = planner_cost_model(accelerator, scheduled.program, "allocate-memory", system_config, memory_mode, fc_on_npu)
     if scheduled.spilled and not getattr(cost, "can_spill", lambda: False)():
         raise DiagnosticException(
             f"allocate-memory: @{function.sym_name.data}: the plan keeps tensors in DRAM, which '{accelerator}' in "

@@ -110,6 +110,9 @@ PREFETCH_ATTR = "cascade.prefetch"
 TARGET_ATTRS = ("cascade.accelerator", "cascade.system_config", "cascade.memory_mode")
 """What a planned function was planned for: the accelerator, and the system config and memory
 mode when given (else Vela's defaults for the accelerator). Later passes follow them."""
+FC_ON_NPU_ATTR = "cascade.fc_on_npu"
+"""Unit attribute of a function planned with fully connected layers on the NPU (`fc-on-npu`):
+allocate-memory sizes their weight buffers as planned, lower-to-ethosu lowers them."""
 """Unit attribute of a group or lone operator whose SRAM weights are copied while the previous
 step runs (their buffers live from the previous step on)."""
 
@@ -125,7 +128,9 @@ class CascadePlanPass(ModulePass):
     `rolling-axes` (`hw`, or `h`: intermediates roll along rows only), `system-config` and
     `memory-mode` (Vela's names; by default Vela's for the accelerator), `report` (path of a
     JSON report), `reorder` (`true`: the plans of a memory-lean operator order compete too;
-    `false`: the function's order).
+    `false`: the function's order), `fc-on-npu` (plan fully connected layers as NPU operators,
+    with weight buffers to choose; by default they run on the CPU, which reads their weights
+    where they are).
 
     Every plan fits the SRAM the memory mode provides (`arena_cache_size`: 384 KiB in U65's
     default Dedicated_Sram_384KB; unlimited in U55's Shared_Sram), budget or not.
@@ -142,6 +147,7 @@ class CascadePlanPass(ModulePass):
     memory_mode: str | None = None
     report: str | None = None
     reorder: bool = True
+    fc_on_npu: bool = False
 
     def plan_options(self) -> PlanOptions:
         """What this pass asks the planner for (not yet validated)."""
@@ -177,7 +183,7 @@ class CascadePlanPass(ModulePass):
             except ValueError as error:
                 raise DiagnosticException(f"{self.name}: @{function.sym_name.data}: {error}") from None
             cost = planner_cost_model(
-                self.accelerator, scheduled.program, self.name, self.system_config, self.memory_mode
+                self.accelerator, scheduled.program, self.name, self.system_config, self.memory_mode, self.fc_on_npu
             )
             planned_options = replace(options, reorder=False) if not _reorderable(function) else options
             try:
@@ -190,6 +196,8 @@ class CascadePlanPass(ModulePass):
             for name, value in zip(TARGET_ATTRS, (self.accelerator, self.system_config, self.memory_mode), strict=True):
                 if value is not None:
                     function.attributes[name] = StringAttr(value)
+            if self.fc_on_npu:
+                function.attributes[FC_ON_NPU_ATTR] = UnitAttr()
             reports[function.sym_name.data] = result.report()
         if self.report is not None:
             _write_report(self.report, reports)
@@ -394,10 +402,11 @@ def planner_cost_model(
     pass_name: str = "cascade-plan",
     system_config: str | None = None,
     memory_mode: str | None = None,
+    fc_on_npu: bool = False,
 ) -> CostModel:
     """The Ethos-U cost model of `accelerator` in `system_config` and `memory_mode` (None: Vela's
-    defaults for the accelerator) for `program` (layouts chosen as Vela does); an unknown name
-    is a diagnostic of `pass_name`."""
+    defaults for the accelerator) for `program` (layouts chosen as Vela does), fully connected
+    layers on the NPU if `fc_on_npu`; an unknown name is a diagnostic of `pass_name`."""
     from cascade.ethos_u.arch import ArchConfigError, arch_config
     from cascade.ethos_u.cost_model import EthosUCostModel
     from cascade.ethos_u.estimate import choose_layouts
@@ -409,7 +418,13 @@ def planner_cost_model(
         # An ArchConfigError already names the accelerator and lists the valid ones.
         reason = str(error) if isinstance(error, ArchConfigError) else f"unknown accelerator '{accelerator}': {error}"
         raise DiagnosticException(f"{pass_name}: {reason}") from None
-    return _CpuTolerantCost(EthosUCostModel(arch, layouts=choose_layouts(program)), UnsupportedOpError)
+    model = EthosUCostModel(arch, layouts=choose_layouts(program), fc_on_npu=fc_on_npu)
+    return _CpuTolerantCost(model, UnsupportedOpError)
+
+
+def planned_fc_on_npu(function: FuncOp) -> bool:
+    """Whether `function` was planned with fully connected layers on the NPU (`FC_ON_NPU_ATTR`)."""
+    return FC_ON_NPU_ATTR in function.attributes
 
 
 # --------------------------------------------------------------------------- #

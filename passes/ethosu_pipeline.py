@@ -2,7 +2,7 @@
 
     cascade-opt net.tflite --ethosu-pipeline='accelerator=ethos-u55-128 sram-budget=65536'
 
-is `cascade-plan{accelerator sram-budget system-config memory-mode reorder striping}`,
+is `cascade-plan{accelerator sram-budget system-config memory-mode reorder striping fc-on-npu}`,
 `rolling-buffer`, `allocate-memory{accelerator}` and `lower-to-ethosu{accelerator}` in order
 (`stages`), the plan restricted to rolling buffers along rows, the only ones lower-to-ethosu
 lowers, and by default to row stripes (`EthosUPipelinePass.striping`). The names are
@@ -26,7 +26,9 @@ class EthosUPipelinePass(ModulePass):
 
     Options: `accelerator` (Vela accelerator name), `sram-budget` (bytes), `system-config` and
     `memory-mode` (Vela system configuration and memory mode names), `reorder` (cascade-plan's:
-    `false` keeps the model's operator order), `striping` (cascade-plan's, default `h`).
+    `false` keeps the model's operator order), `striping` (cascade-plan's, default `h`),
+    `fc-on-npu` (fully connected layers planned and lowered as NPU operators; default: on the
+    CPU).
     """
 
     name = "ethosu-pipeline"
@@ -36,6 +38,7 @@ class EthosUPipelinePass(ModulePass):
     system_config: str | None = None
     memory_mode: str | None = None
     reorder: bool = True
+    fc_on_npu: bool = False
     striping: str = "h"
     """Rows only by default, where cascade-plan's default also cuts columns. On the eight
     benchmark models (U55-128 and U65-256, without a budget and at Vela Size's peak, 2026-12-02,
@@ -75,6 +78,7 @@ class EthosUPipelinePass(ModulePass):
                 system_config=self.system_config,
                 memory_mode=self.memory_mode,
                 reorder=self.reorder,
+                fc_on_npu=self.fc_on_npu,
             ),
             RollingBufferPass(),
             AllocateMemoryPass(accelerator=self.accelerator),

@@ -161,24 +161,26 @@ class LowerToEthosUPass(ModulePass):
     """Replace the NPU steps of allocated IR by `ethosu.command_stream`s (see the module doc).
 
     Options: `accelerator` (Vela accelerator name; default: the one cascade-plan used, which it
-    must be if given), `fc-on-npu` (lower fully_connected too; off by default, see the module
-    doc). The streams record the plan's accelerator, system config and memory mode.
+    must be if given), `fc-on-npu` (lower fully_connected too; by default as cascade-plan's
+    `fc-on-npu` planned them, off unless that was given, see the module doc). The streams record
+    the plan's accelerator, system config and memory mode.
     """
 
     name = "lower-to-ethosu"
 
     accelerator: str | None = None
-    fc_on_npu: bool = False
+    fc_on_npu: bool | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from cascade.ethos_u.npu_lowering import forget_costing_views
-        from cascade.passes.cascade_plan import planned_target
+        from cascade.passes.cascade_plan import planned_fc_on_npu, planned_target
 
         try:
             for function in [f for f in op.ops if isinstance(f, FuncOp) and f.body.blocks]:
                 accelerator, system_config, memory_mode = planned_target(function, self.accelerator, self.name)
                 try:
-                    streams = lower_function(function, accelerator, fc_on_npu=self.fc_on_npu, memory_mode=memory_mode)
+                    fc_on_npu = planned_fc_on_npu(function) if self.fc_on_npu is None else self.fc_on_npu
+                    streams = lower_function(function, accelerator, fc_on_npu=fc_on_npu, memory_mode=memory_mode)
                 except ValueError as error:  # NpuLoweringError and allocation problems
                     raise DiagnosticException(f"lower-to-ethosu: @{function.sym_name.data}: {error}") from error
                 for stream in streams:

@@ -5,6 +5,7 @@ The model is a classifier head as Keras writes it: a 3x3 convolution (on the NPU
 MEAN, and a 32 -> 1024 FULLY_CONNECTED, which lower-to-ethosu leaves on the CPU unless
 `fc-on-npu`. Its 32 KiB of weights would fit a 64 KiB budget, double-buffered in slices and
 copied in while the convolution runs; that buffer is what the planner used to choose there.
+With `fc-on-npu` the layer is an NPU operator, planned with that buffer and lowered to read it.
 """
 
 from __future__ import annotations
@@ -87,3 +88,35 @@ def test_a_larger_budget_buys_the_cpu_layer_no_buffer_and_the_program_runs_as_tf
             np.testing.assert_array_equal(ours, litert.invoke(head_model(), inputs).outputs[0])
     # Nothing the budget could buy is faster: the same plan, the same arena.
     assert peaks[0] == peaks[1]
+
+
+def test_with_fc_on_npu_the_layer_is_planned_and_lowered_with_its_weights_in_sram() -> None:
+    from cascade.dialects import ethosu
+    from cascade.ethos_u.report import compile_report
+    from cascade.interpreter.nn import run_program
+    from cascade.passes.lower_to_ethosu import run_lowered
+
+    inputs = [np.random.default_rng(0).integers(-128, 128, size=SHAPE, dtype=np.int8)]
+    want = run_program(import_tflite(head_model()), inputs).outputs[0].astype(np.int64)
+    module = import_tflite(head_model())
+    pipeline = EthosUPipelinePass(accelerator=ACCELERATOR, sram_budget=65536, fc_on_npu=True)
+    planned = module.clone()
+    pipeline.stages()[0].apply(Context(), planned)
+    fc = _fully_connected(planned)
+    assert str(fc.attributes["cascade.weights"]) == "#cascade.weights<sram>"
+    assert "cascade.fc_on_npu" in planned.ops.first.attributes  # type: ignore[union-attr]
+    pipeline.apply(Context(), module)
+    # The whole head runs in one command stream, the FC reading its weights from SRAM (region 1).
+    assert not [op for op in module.walk() if isinstance(op, nn.NNOperation)]
+    (stream,) = [op for op in module.walk() if isinstance(op, ethosu.CommandStreamOp)]
+    fc_commands = [op for op in stream.commands if isinstance(op, ethosu.Conv2DOp) and op.ofm.shape.height == 1]
+    assert sum(op.ofm.shape.depth for op in fc_commands) == CLASSES  # in slices of output channels
+    assert all(attr.region == 1 for op in fc_commands for attr in op.weights)
+    # The NPU's fixed-point FC may differ from TFLite's by 1 LSB (why it stays on the CPU by
+    # default); the outputs are not degenerate.
+    got = run_lowered(module, inputs)[0].astype(np.int64)
+    assert len(np.unique(got)) > 50
+    assert np.abs(got - want).max() <= 1
+    report = compile_report(module, planned=planned)
+    assert report["cpu_ops"] == 0
+    assert report["peak_sram_bytes"] <= 65536
