@@ -51,8 +51,9 @@ Choices and limits of this version:
 * Every kernel command runs the OFM block the cost model priced it with
   (`npu_lowering.cost_model_block`, Vela's own choice), so the streams are the ones whose
   cycles `cascade-plan` and `--report` estimate.
-* `fully_connected` stays on the CPU by default (`fc-on-npu=false`): the NPU's fixed-point FC
-  differs from TFLite's reference by up to 1 LSB. Softmax and anything `lower_op` rejects as a
+* `fully_connected` stays on the CPU by default (`fc-on-npu=false`, here and in cascade-plan,
+  whose choice this pass follows unless given its own): the NPU's fixed-point FC differs from
+  TFLite's reference by up to 1 LSB. Softmax and anything `lower_op` rejects as a
   bare operator also stay on the CPU; an unsupported operator inside a stripe loop is an error.
 * Constants (bias records, MLW weights, LUTs, elementwise constant operands) are placed one
   after the other in the stream's flash image. An operator with SRAM weights
