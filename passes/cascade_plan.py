@@ -107,14 +107,14 @@ that many output channels (two slices resident at a time)."""
 PEAK_DRAM_ATTR = "cascade.peak_dram_bytes"
 """Bytes of the spill memory the plan's spilled tensors take, placed (absent: none spilled)."""
 PREFETCH_ATTR = "cascade.prefetch"
+"""Unit attribute of a group or lone operator whose SRAM weights are copied while the previous
+step runs (their buffers live from the previous step on)."""
 TARGET_ATTRS = ("cascade.accelerator", "cascade.system_config", "cascade.memory_mode")
 """What a planned function was planned for: the accelerator, and the system config and memory
 mode when given (else Vela's defaults for the accelerator). Later passes follow them."""
 FC_ON_NPU_ATTR = "cascade.fc_on_npu"
 """Unit attribute of a function planned with fully connected layers on the NPU (`fc-on-npu`):
 allocate-memory sizes their weight buffers as planned, lower-to-ethosu lowers them."""
-"""Unit attribute of a group or lone operator whose SRAM weights are copied while the previous
-step runs (their buffers live from the previous step on)."""
 
 
 @dataclass(frozen=True)

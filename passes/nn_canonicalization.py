@@ -37,7 +37,7 @@ from cascade.dialects import nn
 
 def fold_reshapes(module: ModuleOp) -> None:
     """What the frontends (TFLite, legalize-tosa) do to what they import: the reshape patterns
-    and the elementwise one, to a fixed point. Dead operators stay: an import keeps every
+    and the elementwise ones, to a fixed point. Dead operators stay: an import keeps every
     operator the model has (test_fuzz)."""
     patterns = [
         *nn.ReshapeHasCanonicalizationPatterns.get_canonicalization_patterns(),

@@ -73,3 +73,10 @@ class CostModel(Protocol):
     # def size_weight_slices(self, op: OpInfo, depths: Sequence[int]) -> None:
     #     """Called before the search asks `weight_slice_bytes` of `op` for each of `depths`:
     #     likewise, to compute them all at once."""
+
+
+def runs_on_target(cost: CostModel, op: OpInfo) -> bool:
+    """Whether the target runs `op` itself: `cost.runs_on_npu`, else `cost.can_cascade`, else
+    yes (both optional)."""
+    ask = getattr(cost, "runs_on_npu", None) or getattr(cost, "can_cascade", None)
+    return not callable(ask) or bool(ask(op))

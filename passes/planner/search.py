@@ -100,7 +100,7 @@ from itertools import groupby
 
 from cascade import parallel
 from cascade.dialects.access import Region
-from cascade.passes.planner.cost import CostModel
+from cascade.passes.planner.cost import CostModel, runs_on_target
 from cascade.passes.planner.memory import (
     ROWS,
     SLICE_GRANULE,
@@ -921,9 +921,7 @@ class Candidates:
         its weights where they are, and so does one whose constants take no buffer (an
         elementwise operator reads its constant operand from the constant memory)."""
         info = self.graph.ops[op]
-        runs_on_npu = getattr(self.cost, "runs_on_npu", None) or getattr(self.cost, "can_cascade", None)
-        buffered = bool(info.weights) and self.weight_bytes[op] > 0
-        return buffered and (not callable(runs_on_npu) or runs_on_npu(info))
+        return bool(info.weights) and self.weight_bytes[op] > 0 and runs_on_target(self.cost, info)
 
     def _configs(self, sink: int, start: int) -> list[tuple[StripeConfig, frozenset[int]]]:
         shape = self.graph.output_shape(sink)

@@ -23,7 +23,7 @@ Pure Python: no IR types, no target.
 
 from __future__ import annotations
 
-from cascade.passes.planner.cost import CostModel
+from cascade.passes.planner.cost import CostModel, runs_on_target
 from cascade.passes.planner.memory import Step, plan_buffers, spilled_buffers
 from cascade.passes.planner.placement import place, step_totals
 from cascade.passes.planner.program import ProgramGraph
@@ -46,8 +46,7 @@ def full_tensors(graph: ProgramGraph, steps: list[Step]) -> frozenset[str]:
 def pinned_tensors(graph: ProgramGraph, cost: CostModel) -> frozenset[str]:
     """Full tensors that stay spilled in every spilling plan (see the module docstring)."""
     pinned = {tensor.name for tensor in graph.external_inputs} | set(graph.outputs)
-    runs_on_npu = getattr(cost, "runs_on_npu", None) or getattr(cost, "can_cascade", None)
-    cpu = [op for op in range(graph.size) if callable(runs_on_npu) and not runs_on_npu(graph.ops[op])]
+    cpu = [op for op in range(graph.size) if not runs_on_target(cost, graph.ops[op])]
     for op in cpu:
         pinned.update(operand.tensor.name for operand in graph.operands[op])
         pinned.add(graph.ops[op].output.name)

@@ -6,6 +6,12 @@
 // RUN: filecheck %s --check-prefix=VALUES < %t.reference
 // RUN: cascade-opt %s -p canonicalize -o %t.raised.mlir
 // RUN: cascade-run %t.raised.mlir --seed 3 | diff %t.reference -
+// Without the pattern the NPU lowering refuses such constants, naming it; with it, the whole
+// program runs on the NPU and computes the same.
+// RUN: cascade-opt %s -p 'ethosu-pipeline{accelerator=ethos-u55-128}' | filecheck %s --check-prefix=RAW
+// RUN: cascade-opt %s -p 'canonicalize,ethosu-pipeline{accelerator=ethos-u55-128}' -o %t.lowered.mlir
+// RUN: filecheck %s --check-prefix=LOWERED < %t.lowered.mlir
+// RUN: cascade-run %t.lowered.mlir --seed 3 | diff %t.reference -
 
 // %k ([4], read by %a and %s) becomes one [1, 1, 1, 4] constant for both; %r ([2, 1, 4], read
 // by %m) [1, 2, 1, 4]; %one ([1]) and %full ([1, 2, 3, 4]) stay as they are.
@@ -20,6 +26,10 @@
 // CHECK-NEXT:    %m = nn.mul %s, %r {{.*}} : (tensor<1x2x3x4xi8>, tensor<1x2x1x4xi8>) -> tensor<1x2x3x4xi8>
 // CHECK-NEXT:    %b = nn.add %m, %one {{.*}} : (tensor<1x2x3x4xi8>, tensor<1xi8>) -> tensor<1x2x3x4xi8>
 // CHECK-NEXT:    %c = nn.maximum %b, %full {{.*}} : (tensor<1x2x3x4xi8>, tensor<1x2x3x4xi8>) -> tensor<1x2x3x4xi8>
+// RAW: %a = nn.add {{.*}}cascade.on_cpu = "a constant operand of a lower rank is not lowered (-p canonicalize gives it the output's rank)"
+// LOWERED-NOT: on_cpu
+// LOWERED: ethosu.command_stream
+// LOWERED-NOT: on_cpu
 // VALUES: output 0: int8[1, 2, 3, 4] {{.*}} distinct {{[1-9][0-9]+}} sha256
 func.func @main(%x: tensor<1x2x3x4xi8>) -> tensor<1x2x3x4xi8> {
   %k = arith.constant dense<[-50, 3, 41, 90]> : tensor<4xi8>
