@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import csv
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -47,6 +50,22 @@ def test_weights_are_buffered_or_streamed() -> None:
     assert {layer.weights for layer in streamed_only.layers} <= {"-", "streamed"}
     # Streaming re-reads weights from 1 B/cycle flash for every block row: slower.
     assert streamed_only.total_cycles > estimate.total_cycles
+
+
+@pytest.mark.parametrize("model", ["ds_cnn_kws", "mbv2_035_96"])
+def test_fully_connected_weights_encoded_as_vela_reads_them(model: str, tmp_path: Path) -> None:
+    # Vela runs a fully connected layer on the NPU, so its weights are read as the encoded
+    # stream: the estimate's flash bytes for the layer are Vela's own, byte for byte (raw int8
+    # would be 896 and 12,912 bytes against Vela's 1,040 and 15,424).
+    vela = Path(sys.executable).with_name("vela")
+    command = [str(vela), str(MODELS / f"{model}.tflite"), "--accelerator-config", "ethos-u55-128"]
+    subprocess.run([*command, "--verbose-performance", "--output-dir", str(tmp_path)], capture_output=True, check=True)
+    with open(tmp_path / f"{model}_per-layer.csv", encoding="utf-8") as handle:
+        vela_fc = next(row for row in csv.DictReader(handle) if row["NNG Operator"] == "FullyConnected")
+    estimate = estimate_model(MODELS / f"{model}.tflite", "ethos-u55-128")
+    (ours,) = [layer for layer in estimate.layers if layer.kind == "fully_connected"]
+    assert ours.target == "NPU"
+    assert ours.bytes_by_memory[estimate.arch.const_memory.name] == int(vela_fc["OffFlash AC"]) > 1000
 
 
 def test_dedicated_sram_places_feature_maps() -> None:
