@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from cascade.passes.planner.placement import max_live, place
@@ -130,17 +132,26 @@ def test_a_target_sram_too_small_for_any_plan_names_the_operator():
         plan_program(expansion_block(), CappedCost(3000), PlanOptions())
 
 
-@pytest.mark.parametrize("budget", [3072, 4000, 6000, 9000, 100_000])
+@pytest.mark.parametrize("budget", [None, 3072, 4000, 6000, 9000, 100_000])
 @pytest.mark.parametrize("capacity", [None, 7000])
 def test_without_the_whole_front_the_same_plan_is_chosen(budget, capacity):
-    # Plans that cannot fit are left out of the front, and only they.
+    # Plans that cannot be chosen are left out of the front, and only they: those that do not
+    # fit, and those slower than the choice allows (the fastest fitting plan under a budget,
+    # 5 % more without one).
     cost = COST if capacity is None else CappedCost(capacity)
     whole = plan_program(expansion_block(), cost, PlanOptions(sram_budget=budget))
     fitting = plan_program(expansion_block(), cost, PlanOptions(sram_budget=budget, whole_front=False))
     assert (fitting.peak, fitting.cycles, fitting.cascades) == (whole.peak, whole.cycles, whole.cascades)
-    cap = min(budget, capacity or budget)
-    assert fitting.front == [point for point in whole.front if point.peak_sram_bytes <= cap]
-    assert len(fitting.front) < len(whole.front) or budget >= whole.front[0].peak_sram_bytes
+    caps = [c for c in (budget, capacity) if c is not None]
+    cap = min(caps) if caps else math.inf
+    fits = [point for point in whole.front if point.peak_sram_bytes <= cap]
+    fastest = min(point.cycles for point in fits)
+    limit = fastest if budget is not None else fastest * 1.05
+    assert fitting.front == [point for point in fits if point in fitting.front]
+    assert all(point.cycles > limit for point in fits if point not in fitting.front)
+    # The expansion block's front reaches plans more than 5 % slower than the fastest: some
+    # are left out even where every plan fits.
+    assert len(fitting.front) < len(whole.front)
 
 
 def test_without_the_whole_front_an_impossible_budget_still_names_the_operator():
