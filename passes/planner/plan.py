@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from cascade.dialects.access import Region
 from cascade.passes.planner.cost import CostModel
@@ -261,7 +261,17 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
         searches.append(_search(candidates, budget, cap, options, pinned, searches[0].limit))
     realized = _settled([entry for searched in searches for entry in searched.realized], cost, options, capacity)
     front_entries = _placed_front(realized)
-    chosen = front_entries[_choose(front_entries, options, graph, searches, capacity, capacity_name)]
+    try:
+        index = _choose(front_entries, options, graph, searches, capacity, capacity_name)
+    except PlanningError:
+        # Nothing fits: the message names the smallest plan of all, so those left unrealized
+        # count too.
+        unplaced = [entry for searched in searches for entry in searched.realize_unplaced(cost)]
+        if not unplaced:
+            raise
+        front_entries = _placed_front(realized + unplaced)
+        index = _choose(front_entries, options, graph, searches, capacity, capacity_name)
+    chosen = front_entries[index]
     front = [
         FrontPoint(e.placement.peak, e.cycles, e.path.multi_op_cascades, max_live(e.buffers)) for e in front_entries
     ]
@@ -299,6 +309,12 @@ class _Searched:
     lower_bound: int
     limit: float
     """The most cycles a plan may take to be chosen, given those realized (`_realized_front`)."""
+    unplaced: list[_Unplaced] = field(default_factory=list)
+    """Plans of the front left unrealized because they cannot fit (`_realized_front`)."""
+
+    def realize_unplaced(self, cost: CostModel) -> list[Realized]:
+        """The `unplaced` plans realized as the whole front would have them."""
+        return [entry for plan in self.unplaced for entry in _realized(*plan.args(cost), 0)]
 
     @property
     def pricer_calls(self) -> int:
@@ -326,7 +342,7 @@ def _search(
     if not front:  # the whole front, or what the error that nothing fits names the smallest of
         front = dp.pareto_front()
     paths = [(candidates.exact_path(path, pinned), pinned) for path in front]
-    realized, limit = _realized_front(graph, paths, cost, budget, cap, options, limit)
+    realized, limit, unplaced = _realized_front(graph, paths, cost, budget, cap, options, limit)
     spilling = candidates.spilling() if can_spill(cost) else None
     # The bound of every plan the target allows, spilling searched or not.
     lower_bound = row_lower_bound(graph, spilling if spilling is not None else candidates)
@@ -338,8 +354,23 @@ def _search(
         for path, promotion_cap in _spill_variants(spill_front, cap):
             spilled = promote(spilling, _steps(path), promotion_cap, pinned)
             variants.append((spilling.exact_path(path, spilled), spilled))
-        realized += _realized_front(graph, variants, cost, cap, cap, options, limit)[0]
-    return _Searched(candidates, edges, realized, lower_bound, limit)
+        spilling_realized, _, spilling_unplaced = _realized_front(graph, variants, cost, cap, cap, options, limit)
+        realized += spilling_realized
+        unplaced += spilling_unplaced
+    return _Searched(candidates, edges, realized, lower_bound, limit, unplaced)
+
+
+@dataclass(frozen=True)
+class _Unplaced:
+    """A plan `_realized_front` left unrealized, and what realizing it takes."""
+
+    graph: ProgramGraph
+    path: Path
+    budget: int | None
+    spilled: frozenset[str]
+
+    def args(self, cost: CostModel) -> tuple[ProgramGraph, Path, CostModel, int | None, frozenset[str]]:
+        return self.graph, self.path, cost, self.budget, self.spilled
 
 
 def _realized(
@@ -371,9 +402,10 @@ def _realized_front(
     cap: int | None,
     options: PlanOptions,
     limit: float = math.inf,
-) -> tuple[list[Realized], float]:
-    """Plans (each with the tensors it spills) realized, and the most cycles a plan may take
-    to be chosen given those of them that fit `cap` (starting from `limit`).
+) -> tuple[list[Realized], float, list[_Unplaced]]:
+    """Plans (each with the tensors it spills) realized, the most cycles a plan may take to be
+    chosen given those of them that fit `cap` (starting from `limit`), and the plans left
+    unrealized because they cannot fit.
 
     A plan that provably cannot be chosen is placed with the quick heuristics only
     (`placement.place` with effort 0; its peak, on the reported front, is then that of a real
@@ -384,19 +416,31 @@ def _realized_front(
     budget, objective default or `min-sram`) they are placed quickly first, marked with their
     `floor`, and `_settled` places for real only those the choice may fall on. A quick
     placement that does not fit `cap` is redone at once: whether a plan fits is never in doubt
-    (it decides the cycle limit and the spill search). Without `whole_front` (no report lists
-    the front), a plan whose compute alone exceeds the cycle limit is not realized at all, as
-    long as one realized here is within the limit: 15 of the 32 plans of mbv2_035_96's front
-    for U65-256 without a budget, 23 of the spill search's 27 for mbv2_100_224 at 385,504 B."""
+    (it decides the cycle limit and the spill search).
+
+    Without `whole_front` (no report lists the front), two kinds of plan are not realized at
+    all. One whose compute alone exceeds the cycle limit, as long as one realized here is
+    within the limit: 15 of the 32 plans of mbv2_035_96's front for U65-256 without a budget,
+    23 of the spill search's 27 for mbv2_100_224 at 385,504 B. And one that cannot fit `cap`
+    whose compute alone is slower than a plan realized before it, so that the fastest plan
+    (which decides the spill search) is always realized: 13 of the 17 of mbv2_100_224's front
+    that cannot fit 385,504 B. Those are realized after all if nothing fits
+    (`_Searched.realize_unplaced`), for the message to name the smallest plan of all."""
     realized: list[Realized] = []
     too_slow: list[tuple[Path, frozenset[str]]] = []
+    unfit: list[_Unplaced] = []
+    quickest = math.inf  # the fewest cycles of a plan realized here
     defer = DEFER_PLACEMENT and budget is None and options.objective in (None, "min-sram")
     for path, spilled in paths:
         smallest = max((point.memory for _, point in path.steps), default=0)
         fastest = sum(point.compute for _, point in path.steps)
-        if fastest > limit and not options.whole_front:
-            too_slow.append((path, spilled))  # cannot be chosen, and no report lists it
-            continue
+        if not options.whole_front:  # no report lists the front: leave out what cannot be chosen
+            if fastest > limit:
+                too_slow.append((path, spilled))
+                continue
+            if cap is not None and smallest > cap and fastest > quickest:
+                unfit.append(_Unplaced(graph, path, budget, spilled))  # nor is it the fastest plan
+                continue
         hopeless = (cap is not None and smallest > cap) or fastest > limit
         if defer and not hopeless:
             quick = replace(realize(graph, path, cost, spilled=spilled, effort=0), floor=smallest)
@@ -406,6 +450,7 @@ def _realized_front(
             entries = _realized(graph, path, cost, budget, spilled, 0 if hopeless else DEFAULT_EFFORT)
         realized += entries
         for entry in entries:
+            quickest = min(quickest, entry.cycles)
             if not hopeless and (cap is None or entry.placement.peak <= cap):
                 limit = min(limit, _cycle_limit(entry.cycles, options))
     if too_slow and not any(entry.cycles <= limit for entry in realized):
@@ -413,7 +458,7 @@ def _realized_front(
         # fastest still decides whether to search spilling ones (`_wants_spill`).
         for path, spilled in too_slow:
             realized += _realized(graph, path, cost, budget, spilled, 0)
-    return realized, limit
+    return realized, limit, unfit
 
 
 DEFER_PLACEMENT = True

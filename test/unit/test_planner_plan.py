@@ -159,6 +159,19 @@ def test_without_the_whole_front_an_impossible_budget_still_names_the_operator()
         plan_program(expansion_block(), COST, PlanOptions(sram_budget=3071, whole_front=False))
 
 
+@pytest.mark.parametrize("budget", [2048, 2560, 3056])
+def test_without_the_whole_front_an_impossible_budget_says_the_same(budget):
+    # Without the whole front 15 of the expansion block's plans are left unrealized (they cannot
+    # fit, and a faster plan was realized before them); an impossible budget still gets the
+    # whole front's message.
+    messages = []
+    for whole_front in (True, False):
+        with pytest.raises(PlanningError) as error:
+            plan_program(expansion_block(), COST, PlanOptions(sram_budget=budget, whole_front=whole_front))
+        messages.append(str(error.value))
+    assert messages[0] == messages[1]
+
+
 def test_bad_options():
     with pytest.raises(PlanningError, match="objective must be one of"):
         plan_program(expansion_block(), COST, PlanOptions(objective="fast"))
