@@ -266,7 +266,7 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
     except PlanningError:
         # Nothing fits: the message names the smallest plan of all, so those left unrealized
         # count too.
-        unplaced = [entry for searched in searches for entry in searched.realize_unplaced(cost)]
+        unplaced = [entry for searched in searches for plan in searched.unplaced for entry in plan.realize(cost)]
         if not unplaced:
             raise
         front_entries = _placed_front(realized + unplaced)
@@ -311,10 +311,6 @@ class _Searched:
     """The most cycles a plan may take to be chosen, given those realized (`_realized_front`)."""
     unplaced: list[_Unplaced] = field(default_factory=list)
     """Plans of the front left unrealized because they cannot fit (`_realized_front`)."""
-
-    def realize_unplaced(self, cost: CostModel) -> list[Realized]:
-        """The `unplaced` plans realized as the whole front would have them."""
-        return [entry for plan in self.unplaced for entry in _realized(*plan.args(cost), 0)]
 
     @property
     def pricer_calls(self) -> int:
@@ -369,8 +365,9 @@ class _Unplaced:
     budget: int | None
     spilled: frozenset[str]
 
-    def args(self, cost: CostModel) -> tuple[ProgramGraph, Path, CostModel, int | None, frozenset[str]]:
-        return self.graph, self.path, cost, self.budget, self.spilled
+    def realize(self, cost: CostModel) -> list[Realized]:
+        """The plan realized as the whole front has it: it cannot be chosen, so placed quickly."""
+        return _realized(self.graph, self.path, cost, self.budget, self.spilled, 0)
 
 
 def _realized(
@@ -425,9 +422,9 @@ def _realized_front(
     whose compute alone is slower than a plan realized before it, so that the fastest plan
     (which decides the spill search) is always realized: 13 of the 17 of mbv2_100_224's front
     that cannot fit 385,504 B. Those are realized after all if nothing fits
-    (`_Searched.realize_unplaced`), for the message to name the smallest plan of all."""
+    (`_Searched.unplaced`), for the message to name the smallest plan of all."""
     realized: list[Realized] = []
-    too_slow: list[tuple[Path, frozenset[str]]] = []
+    too_slow: list[_Unplaced] = []
     unfit: list[_Unplaced] = []
     quickest = math.inf  # the fewest cycles of a plan realized here
     defer = DEFER_PLACEMENT and budget is None and options.objective in (None, "min-sram")
@@ -436,7 +433,7 @@ def _realized_front(
         fastest = sum(point.compute for _, point in path.steps)
         if not options.whole_front:  # no report lists the front: leave out what cannot be chosen
             if fastest > limit:
-                too_slow.append((path, spilled))
+                too_slow.append(_Unplaced(graph, path, budget, spilled))
                 continue
             if cap is not None and smallest > cap and fastest > quickest:
                 unfit.append(_Unplaced(graph, path, budget, spilled))  # nor is it the fastest plan
@@ -456,8 +453,7 @@ def _realized_front(
     if too_slow and not any(entry.cycles <= limit for entry in realized):
         # Only the plans of another search can be chosen, but which plan of these is the
         # fastest still decides whether to search spilling ones (`_wants_spill`).
-        for path, spilled in too_slow:
-            realized += _realized(graph, path, cost, budget, spilled, 0)
+        realized += [entry for plan in too_slow for entry in plan.realize(cost)]
     return realized, limit, unfit
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import csv
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cascade.benchmarks.calibrate_cost_model import vela_binary
 from cascade.ethos_u.arch import arch_config
 from cascade.ethos_u.cost_model import EthosUCostModel
 from cascade.ethos_u.estimate import estimate_model, estimate_program, place_feature_maps
@@ -57,8 +57,7 @@ def test_fully_connected_weights_encoded_as_vela_reads_them(model: str, tmp_path
     # Vela runs a fully connected layer on the NPU, so its weights are read as the encoded
     # stream: the estimate's flash bytes for the layer are Vela's own, byte for byte (raw int8
     # would be 896 and 12,912 bytes against Vela's 1,040 and 15,424).
-    vela = Path(sys.executable).with_name("vela")
-    command = [str(vela), str(MODELS / f"{model}.tflite"), "--accelerator-config", "ethos-u55-128"]
+    command = [vela_binary(), str(MODELS / f"{model}.tflite"), "--accelerator-config", "ethos-u55-128"]
     subprocess.run([*command, "--verbose-performance", "--output-dir", str(tmp_path)], capture_output=True, check=True)
     with open(tmp_path / f"{model}_per-layer.csv", encoding="utf-8") as handle:
         vela_fc = next(row for row in csv.DictReader(handle) if row["NNG Operator"] == "FullyConnected")
