@@ -141,6 +141,47 @@ def feature_map_extent(fm: ethosu.FeatureMapAttr) -> tuple[int, int]:
     return min(lows), max(highs)
 
 
+def feature_map_span(fm: ethosu.FeatureMapAttr) -> tuple[int, int] | None:
+    """The bytes `[start, end)` the elements of `fm` fill when they make one range without
+    gaps, else None. Each tile's bytes are one range when each dimension, innermost first,
+    steps by the length of the ones inside it: NHWC rows of full width and depth, or NHCWB16
+    whose depth is a multiple of 16 (a partial brick leaves a gap after every column). The
+    ranges of the tiles then have to join up (a rolling buffer's wrap usually does not).
+    E.g. rows 4-7 of an NHWC 8x8x16 int8 map at 0: each column is 16 bytes, each row 128,
+    four rows 512, so `(512, 1024)`."""
+    height, width, depth = fm.shape.as_tuple()
+    stride_y, brick_x, stride_c, e = _address_steps(fm)
+    if fm.layout.data == ethosu.Layout.NHWC:
+        unit, inner = depth * e, []
+    elif depth <= 16:
+        unit, inner = depth * e, []  # one brick: a gap after each column unless depth is 16
+    elif depth % 16 == 0:
+        unit, inner = 16 * e, [(depth // 16, stride_c)]
+    else:
+        return None
+    spans = []
+    for base, (first_y, last_y), (first_x, last_x) in _tile_ranges(fm.tiles, height, width):
+        length = unit
+        # (count, step) of columns within a brick row, then bricks, then rows.
+        for count, step in [(last_x - first_x + 1, brick_x), *inner, (last_y - first_y + 1, stride_y)]:
+            if count == 1:
+                continue
+            if step != length:
+                return None
+            length *= count
+        start = base + first_y * stride_y + first_x * brick_x
+        spans.append((start, start + length))
+    if not spans:
+        return None
+    spans.sort()
+    start, end = spans[0]
+    for next_start, next_end in spans[1:]:
+        if next_start > end:
+            return None
+        end = max(end, next_end)
+    return start, end
+
+
 def _channel_corners(depth: int) -> list[int]:
     """The channels where `(c // 16) * brick + (c % 16) * channel` can be extreme: the first
     and last of the first brick, of the last full brick and of the (partial) last brick."""

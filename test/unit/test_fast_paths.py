@@ -1,8 +1,9 @@
 """Fast paths of the lowering, the .tflite writer and the importer against the straightforward
 computations they replace, on randomised inputs: each would fail if its fast path differed.
 
-* `feature_map_addresses` (column addresses plus channel offsets) and `feature_map_extent`
-  (min and max without the array) against the element-by-element broadcast formula;
+* `feature_map_addresses` (column addresses plus channel offsets), `feature_map_extent`
+  (min and max without the array) and `feature_map_span` (one range without the array)
+  against the element-by-element broadcast formula;
 * `tflite_output._owners` against a Python loop over the owned bytes;
 * `nn.QuantAttr` (scales rounded to float32 in one cast, zero points packed in one call)
   against `DenseArrayBase.from_list` of the per-element values;
@@ -38,7 +39,7 @@ from cascade.ethos_u import npu_lowering
 from cascade.ethos_u.npu_lowering import Box, NpuLoweringError, Placement, _npu_scale, bias_records
 from cascade.ethos_u.testing import vela_fields
 from cascade.ethos_u.tflite_output import _owners
-from cascade.interpreter.ethosu import _strides, feature_map_addresses, feature_map_extent
+from cascade.interpreter.ethosu import _strides, feature_map_addresses, feature_map_extent, feature_map_span
 
 SETTINGS = settings(
     max_examples=200,
@@ -106,6 +107,48 @@ def test_feature_map_addresses_and_extent_match_the_element_formula(fm: ethosu.F
     assert addresses.shape == expected.shape
     np.testing.assert_array_equal(addresses, expected)
     assert feature_map_extent(fm) == (int(expected.min()), int(expected.max()))
+
+
+def _reference_bytes(fm: ethosu.FeatureMapAttr) -> np.ndarray:
+    """Every byte of every element, sorted, without repeats."""
+    first = _reference_addresses(fm).reshape(-1)
+    return np.unique(first[:, None] + np.arange(fm.element_size)[None, :])
+
+
+@SETTINGS
+@given(feature_maps())
+def test_feature_map_span_is_exactly_the_bytes_of_the_elements(fm: ethosu.FeatureMapAttr) -> None:
+    span = feature_map_span(fm)
+    if span is not None:
+        np.testing.assert_array_equal(_reference_bytes(fm), np.arange(*span))
+
+
+def _nhwc(shape: tuple[int, int, int], tiles: ethosu.TileBoxAttr, **kwargs: object) -> ethosu.FeatureMapAttr:
+    layout = kwargs.pop("layout", ethosu.Layout.NHWC)
+    strides = kwargs.pop("strides", None)
+    return ethosu.FeatureMapAttr(ethosu.DataType.INT8, 1, shape, tiles, layout, None, strides)  # type: ignore[arg-type]
+
+
+def test_feature_map_span_of_maps_the_lowering_writes() -> None:
+    # Rows 4-7 of an 8x8x16 NHWC map at 0: 128-byte rows, so bytes 512 to 1024.
+    rows = _nhwc((4, 8, 16), ethosu.TileBoxAttr(4, 0, 8, [512, 0, 0, 0]), strides=(128, 16, 1))
+    assert feature_map_span(rows) == (512, 1024)
+    # NHCWB16 of depth 32: two bricks of 8 columns of 16 bytes, one range of 4 * 256 bytes.
+    bricks = _nhwc((4, 8, 32), ethosu.TileBoxAttr(4, 0, 8, [64, 0, 0, 0]), layout=ethosu.Layout.NHCWB16)
+    assert feature_map_span(bricks) == (64, 64 + 1024)
+    # A rolling buffer's wrap: rows 0-1 of the stripe are rows 6-7 of an 8-row buffer (tile 0
+    # at 768), rows 2-3 its rows 0-1 (tile 2 at 0): two ranges. Had tile 2 followed at 1024,
+    # one range.
+    wrap = _nhwc((4, 8, 16), ethosu.TileBoxAttr(2, 0, 8, [768, 0, 0, 0]), strides=(128, 16, 1))
+    assert feature_map_span(wrap) is None
+    joined = _nhwc((4, 8, 16), ethosu.TileBoxAttr(2, 0, 8, [768, 0, 1024, 0]), strides=(128, 16, 1))
+    assert feature_map_span(joined) == (768, 1280)
+    apart = _nhwc((4, 8, 16), ethosu.TileBoxAttr(2, 0, 8, [768, 0, 1040, 0]), strides=(128, 16, 1))
+    assert feature_map_span(apart) is None
+    # Gaps: 8 channels of 16-byte columns, a partial last brick (depth 40).
+    one_tile = ethosu.TileBoxAttr(2, 0, 4, [0, 0, 0, 0])
+    assert feature_map_span(_nhwc((2, 4, 8), one_tile, strides=(256, 16, 1))) is None
+    assert feature_map_span(_nhwc((2, 4, 40), one_tile, layout=ethosu.Layout.NHCWB16)) is None
 
 
 @SETTINGS
