@@ -326,7 +326,7 @@ def _is_fill(command: ethosu.EthosUCommand) -> bool:
 
 def _reads(command: ethosu.EthosUCommand) -> list[tuple[Bytes, str | None]]:
     """The scratch bytes `command` reads, each with the name of its feature map when that
-    map's quantization is the tensor's own."""
+    map has a quantization and it is the tensor's own."""
     if isinstance(command, ethosu.DmaOp):
         return [(_range_bytes(command.src), None)] if command.src.region == ethosu_scratch() else []
     reads: list[tuple[Bytes, str | None]] = []
@@ -339,7 +339,8 @@ def _reads(command: ethosu.EthosUCommand) -> list[tuple[Bytes, str | None]]:
     if not _is_fill(command):
         for name, fm in maps:
             if fm.region.data == ethosu_scratch():
-                reads.append((_fm_bytes(fm), name if exact else None))
+                given = exact and fm.quantization_or_none is not None
+                reads.append((_fm_bytes(fm), name if given else None))
     for attr in [*command.weight_ranges, *command.bias_ranges]:
         if attr.region == ethosu_scratch():
             reads.append((_range_bytes(attr), None))
@@ -347,8 +348,8 @@ def _reads(command: ethosu.EthosUCommand) -> list[tuple[Bytes, str | None]]:
 
 
 def _write(command: ethosu.EthosUCommand) -> tuple[Bytes, str | None] | None:
-    """The scratch bytes `command` writes, with "ofm" when the OFM's quantization is the
-    tensor's own."""
+    """The scratch bytes `command` writes, with "ofm" when the OFM has a quantization and it
+    is the tensor's own."""
     if isinstance(command, ethosu.DmaOp):
         return (_range_bytes(command.dest), None) if command.dest.region == ethosu_scratch() else None
     if command.ofm.region.data != ethosu_scratch():
@@ -359,7 +360,8 @@ def _write(command: ethosu.EthosUCommand) -> tuple[Bytes, str | None] | None:
     if isinstance(command, ethosu.ElementwiseOp):
         activation = command.activation
         exact = activation is None or activation.kind.data != ethosu.ActivationKind.TABLE_LOOKUP
-    return _fm_bytes(command.ofm), "ofm" if exact else None
+    given = exact and command.ofm.quantization_or_none is not None
+    return _fm_bytes(command.ofm), "ofm" if given else None
 
 
 def ethosu_scratch() -> int:
@@ -485,16 +487,15 @@ def _trace_stream(program: _Program, call: _NpuCall, owner: np.ndarray, stored: 
     writes: list[tuple[Bytes, int, str]] = []
     for index, command in enumerate(call.stream.commands):
         for addresses, name in _reads(command):
-            given = name is not None and getattr(command, name).quantization_or_none is not None
             # The owners of the bytes not written by this stream before.
             for value in _owners(owner[addresses][~written[addresses]], stored):
                 read_ids.add(value)
-                if given:
-                    trace.quantizations.append((value, number, index, name))  # type: ignore[arg-type]
+                if name is not None:
+                    trace.quantizations.append((value, number, index, name))
         if (write := _write(command)) is not None:
             addresses, name = write
             written[addresses] = True
-            if name is not None and getattr(command, name).quantization_or_none is not None:
+            if name is not None:
                 writes.append((addresses, index, name))
     trace.inputs.append(sorted(read_ids))
     owner[written] = -1

@@ -333,6 +333,31 @@ def test_payloads_made_beside_the_tracing_are_the_same_bytes(monkeypatch: pytest
     assert forks == ([1] if sys.platform.startswith("linux") else [])
 
 
+@pytest.mark.parametrize("fork", [True, False], ids=["beside", "serial"])
+def test_an_address_outside_the_scratch_is_refused_with_or_without_the_fork(
+    monkeypatch: pytest.MonkeyPatch, fork: bool
+) -> None:
+    # The last convolution of mbv2_035_96 made to write 16 MiB past its place: the trace's
+    # check names the byte, also when a forked child traces (its failure is raised here).
+    from cascade import parallel
+    from cascade.ethos_u import tflite_output
+
+    module = lowered("mbv2_035_96", "ethos-u55-128").clone()
+    conv = [c for c in _streams(module)[0].commands if isinstance(c, ethosu.Conv2DOp)][-1]
+    fm = conv.ofm
+    moved = ethosu.TileBoxAttr(
+        fm.tiles.height_0, fm.tiles.height_1, fm.tiles.width_0, [a + (1 << 24) for a in fm.tiles.addresses]
+    )
+    conv.properties["ofm"] = ethosu.FeatureMapAttr.new([moved if p is fm.tiles else p for p in fm.parameters])
+    if fork:
+        monkeypatch.setattr(parallel, "available_cores", lambda: 2)
+        monkeypatch.setattr(parallel, "_can_fork", lambda: sys.platform.startswith("linux"))
+    else:
+        monkeypatch.setattr(tflite_output, "MIN_COMMANDS_BESIDE", 10**9)
+    with pytest.raises(TFLiteOutputError, match=r"a command stream addresses byte 0x[0-9a-f]+ of region 1, outside"):
+        lowered_tflite(module)
+
+
 # --------------------------------------------------------------------------- #
 # Several command streams: a CPU operator between two NPU segments
 # --------------------------------------------------------------------------- #
