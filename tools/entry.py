@@ -53,7 +53,7 @@ def leave(status: int) -> NoReturn:
     """End the process with `status` after what a normal exit does that anyone can observe:
     the exit handlers run (`code_cache` saves there) and the standard streams flushed. A stream
     that cannot be flushed (a closed pipe) makes a successful run fail with 120, as it would."""
-    atexit._run_exitfuncs()
+    atexit._run_exitfuncs()  # what the interpreter's own exit calls first
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

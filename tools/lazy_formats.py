@@ -13,6 +13,7 @@ defers: the library, and so the tests, compile every format when its operation i
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 
@@ -44,17 +45,7 @@ def defer_assembly_formats() -> None:
     from xdsl.irdl.declarative_assembly_format import FormatProgram
 
     compile_format = FormatProgram.from_str
-    if isinstance(compile_format, _Deferring):
-        return
-
-    FormatProgram.from_str = _Deferring(compile_format)  # type: ignore[method-assign]
-
-
-class _Deferring:
-    """`FormatProgram.from_str` (a static method) returning a `_DeferredProgram`."""
-
-    def __init__(self, compile_format: Any) -> None:
-        self.compile_format = compile_format
-
-    def __call__(self, text: str, op_def: Any) -> _DeferredProgram:
-        return _DeferredProgram(self.compile_format, text, op_def)
+    if isinstance(compile_format, partial) and compile_format.func is _DeferredProgram:
+        return  # deferred already
+    # A partial is no descriptor: the class attribute is called as the static method was.
+    FormatProgram.from_str = partial(_DeferredProgram, compile_format)  # type: ignore[method-assign]
