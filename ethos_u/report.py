@@ -509,10 +509,12 @@ Callback = Callable[[ModulePass | None, ModuleOp, ModulePass | None], None]
 
 
 class PlanKeeper:
-    """A pipeline callback that keeps a copy of the last planned, not yet lowered module seen
-    between two passes, and calls the callback it wraps (xdsl-opt's: verify, print, time) at
-    the boundaries of the pipeline as given, not between the stages `expand` put in place of
-    one pass: a report does not change what runs between the passes."""
+    """A pipeline callback that keeps a copy of the planned module as lower-to-ethosu receives
+    it, and calls the callback it wraps (xdsl-opt's: verify, print, time) at the boundaries of
+    the pipeline as given, not between the stages `expand` put in place of one pass: a report
+    does not change what runs between the passes. The copy is taken only before the pass that
+    lowers (a module still planned at the end is reported as it is): a copy of mbv2_035_96's
+    planned module takes 4 ms, and one was taken after each of the three planning stages."""
 
     def __init__(self, inner: Callback | None = None) -> None:
         self.inner = inner
@@ -532,5 +534,8 @@ class PlanKeeper:
     def __call__(self, previous: ModulePass | None, module: ModuleOp, following: ModulePass | None) -> None:
         if self.inner is not None and id(previous) not in self._inside:
             self.inner(previous, module, following)
-        if following is not None and is_planned(module) and not is_lowered(module):
+        from cascade.passes.lower_to_ethosu import LowerToEthosUPass
+
+        lowering_next = following is not None and following.name == LowerToEthosUPass.name
+        if lowering_next and is_planned(module) and not is_lowered(module):
             self.planned = module.clone()

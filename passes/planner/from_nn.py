@@ -21,6 +21,7 @@ Tensor names are the values' locations (TFLite tensor names) made unique.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -31,6 +32,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from cascade.dialects import nn
+from cascade.dialects.access import AccessRelation
 from cascade.interpreter.constants import InterpretationError, constant_array
 from cascade.passes.planner.graph import OpInfo, TensorInfo
 from cascade.passes.planner.program import ProgramLike
@@ -191,37 +193,106 @@ def op_info_from_nn(op: nn.NNOperation, names: Callable[[SSAValue], str] | None 
     a program so that names stay unique and consistent (default: a fresh `ValueNames`).
     """
     names = names or ValueNames()
+    parts = _parts(op)
+    tensors = [
+        TensorInfo(names(operand), shape, element_bytes)
+        for operand, (shape, element_bytes) in zip(op.operands, parts.operands, strict=True)
+    ]
+    result = op.results[0]
+    output_name = names(result)
+    return OpInfo(
+        name=output_name,
+        kind=parts.kind,
+        output=TensorInfo(output_name, *parts.output),
+        inputs=tuple(tensors[i] for i, (role, _) in enumerate(parts.roles) if role == "input"),
+        input_relations=parts.input_relations,
+        weights=tuple(tensors[i] for i, (role, _) in enumerate(parts.roles) if role == "weight"),
+        weight_relations=parts.weight_relations,
+        attributes=parts.attributes,
+    )
+
+
+@dataclass(frozen=True)
+class _OpParts:
+    """What `op_info_from_nn` derives from an operator, all but the tensor names."""
+
+    pinned: tuple[object, ...]
+    """The IR objects whose identities key these parts (`_parts_key`), kept alive with them."""
+    kind: str
+    operands: tuple[tuple[tuple[int, ...], int], ...]
+    """Shape and element size of each operand, in operand order."""
+    output: tuple[tuple[int, ...], int]
+    roles: tuple[tuple[str, int], ...]
+    input_relations: tuple[AccessRelation, ...]
+    weight_relations: tuple[AccessRelation, ...]
+    attributes: dict[str, object]
+
+
+PARTS_MEMO_SIZE = 4096
+"""Operators whose `_OpParts` are kept, the least recently used dropped first."""
+
+_PARTS: OrderedDict[tuple[object, ...], _OpParts] = OrderedDict()
+"""`_OpParts` by `_parts_key`. A compile reads its program about six times (cascade-plan,
+rolling-buffer, allocate-memory, lower-to-ethosu, the report), most of them from copies of
+the function: a copied operator shares its attributes, types and location with the original
+(xDSL's are immutable), so it finds the parts built for it (mbv2_035_96: 65 operators, about
+10 ms per reading of which 8 ms are parts)."""
+
+
+def _parts(op: nn.NNOperation) -> _OpParts:
+    key, pinned = _parts_key(op)
+    parts = _PARTS.get(key)
+    if parts is None:
+        parts = _build_parts(op, pinned)
+        _PARTS[key] = parts
+        if len(_PARTS) > PARTS_MEMO_SIZE:
+            _PARTS.popitem(last=False)
+    else:
+        _PARTS.move_to_end(key)
+    return parts
+
+
+def _parts_key(op: nn.NNOperation) -> tuple[tuple[object, ...], tuple[object, ...]]:
+    """Everything `_build_parts` reads of `op`, and the objects it names by identity (to keep
+    alive with the parts). The operator's parameters are its properties, by identity; its
+    attributes are marks of the passes (`cascade.stripe`, `cascade.placement`), which they read
+    and set as they go, and no part depends on them (`nn` defines no attribute of its own). The
+    operand and result types count by value, as passes build equal types anew; an operand made
+    by `arith.constant` also counts by the constant's value, which decides its role and weight
+    values."""
+    constants = tuple(operand.owner.value if isinstance(operand.owner, ConstantOp) else None for operand in op.operands)
+    pinned = (type(op), op.location, *op.properties.values(), *constants)
+    types = (*(operand.type for operand in op.operands), *(result.type for result in op.results))
+    return (tuple(op.properties), types, tuple(map(id, pinned))), pinned
+
+
+def _build_parts(op: nn.NNOperation, pinned: tuple[object, ...]) -> _OpParts:
     relations = op.access_relations()
-    inputs: list[TensorInfo] = []
     input_relations = []
-    weights: list[TensorInfo] = []
     weight_relations = []
     roles: list[tuple[str, int]] = []
     # The weights and biases of convolutions and fully connected layers are weights even when
     # they arrive as function arguments; other operators' constant operands are weights too.
     parameters = {id(v) for v in op.operands[1:]} if isinstance(op, _WEIGHTED) else set()
     for operand, relation in zip(op.operands, relations, strict=True):
-        info = TensorInfo(names(operand), _shape(operand), _element_bytes(operand))
         if id(operand) in parameters or isinstance(operand.owner, ConstantOp):
-            roles.append(("weight", len(weights)))
-            weights.append(info)
+            roles.append(("weight", len(weight_relations)))
             weight_relations.append(relation)
         else:
-            roles.append(("input", len(inputs)))
-            inputs.append(info)
+            roles.append(("input", len(input_relations)))
             input_relations.append(relation)
-    result = op.results[0]
     attributes = _attributes(op)
     attributes["operands"] = tuple(roles)
-    return OpInfo(
-        name=names(result),
-        kind=op.name.removeprefix("nn."),
-        output=TensorInfo(names(result), _shape(result), _element_bytes(result)),
-        inputs=tuple(inputs),
-        input_relations=tuple(input_relations),
-        weights=tuple(weights),
-        weight_relations=tuple(weight_relations),
-        attributes=attributes,
+    result = op.results[0]
+    return _OpParts(
+        pinned,
+        op.name.removeprefix("nn."),
+        tuple((_shape(operand), _element_bytes(operand)) for operand in op.operands),
+        (_shape(result), _element_bytes(result)),
+        tuple(roles),
+        tuple(input_relations),
+        tuple(weight_relations),
+        attributes,
     )
 
 

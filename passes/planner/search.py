@@ -64,8 +64,9 @@ row-striping lower bound is a minimax path (`minimax_path`, used by `plan.row_lo
 Bounds, for speed: `max_length` (24) operators per cascade, `max_points` (12) points per
 candidate cascade. On two cores a forked child builds the candidates of the last sinks while
 this process builds the first ones (`Candidates.edges`, from `SHARED_WORK`): on mbv2_100_224
-(65 operators, 645 candidate cascades) building them takes 1.05 to 1.1 s instead of 1.45 to
-1.55 s, for U55-128 and U65-256 alike (planning alone, fastest of 2, 2026-12-01).
+(65 operators, 645 candidate cascades, 2-D stripes) building them takes 1.05 to 1.1 s
+instead of 1.45 to 1.55 s, for U55-128 and U65-256 alike (planning alone, fastest of 2,
+2026-12-01).
 
 Pricing
 -------
@@ -144,13 +145,14 @@ GREEDY_MODE_STEPS = 2
 MIN_2D_EXTENT = 16
 """2-D stripes are tried only for sinks at least this tall and wide: below, full-width rows are
 small enough that cutting columns (and recomputing their halos) does not pay."""
-SHARED_WORK = 13_000
+SHARED_WORK = 1_000
 """Estimated work (`Candidates._sink_work`) from which a forked child builds half of the
-candidates. With `striping=hw` (U55-128), mbv2_100_224 comes to 26,820 and mbv1_100_224 to
-13,264: both gain. mbv2_035_96's 9,129 would lose: its child, writing to pages it shares with
-its parent (each then copied) and pricing again operators the parent priced, took 1.5 to 2
-times its half's time. Row stripes alone come to 3,788 at most (mbv2_100_224), and sharing
-them gained nothing measurable."""
+candidates. Row stripes (what ethosu-pipeline plans with) come to 356 on ds_cnn_kws, 1,215 on
+mbv1_025_96, 2,097 on mbv2_035_96 and 3,788 on mbv2_100_224; 2-D stripes to 26,820 on
+mbv2_100_224. Building the candidates alone and shared, in ms (3 runs each, 2026-12-04):
+mbv1_025_96 168 -> 130 (U55-128) and 206 -> 158 (U65-256), mbv2_035_96 275 -> 210 and
+345 -> 265, mbv2_100_224 595 -> 455 and 600 -> 490. ds_cnn_kws and resnet8 (173) gain
+nothing: their 50-70 ms hardly pay for the fork and the copied pages."""
 
 
 ProgressCallback = Callable[[int, int], None]

@@ -14,7 +14,10 @@ computations they replace, on randomised inputs: each would fail if its fast pat
 * the attributes' `to_vela` (one shared Vela object per attribute) against Vela objects built
   field by field, converted in an interleaved order;
 * `_BlockOp.with_block` against the constructor given the same block and ranges: equal ops,
-  properties in the same order, the same generic text.
+  properties in the same order, the same generic text;
+* `op_info_from_nn` with its memo of operator parts against the parts built afresh, for the
+  operators of two models, their copies, and operators whose properties, types or constant
+  weights changed.
 """
 
 from __future__ import annotations
@@ -574,3 +577,103 @@ def test_memoised_access_relations_follow_a_changed_operator() -> None:
     assert npu_lowering._access_relations(conv) == conv.access_relations()
     npu_lowering.forget_costing_views()
     assert conv not in npu_lowering._ACCESS_RELATIONS
+
+
+def _fresh_op_info(op: nn.NNOperation, names: object) -> object:
+    """`op_info_from_nn` with an empty memo (restored after)."""
+    from cascade.passes.planner import from_nn
+
+    kept = dict(from_nn._PARTS)
+    from_nn._PARTS.clear()
+    try:
+        return from_nn.op_info_from_nn(op, names)  # type: ignore[arg-type]
+    finally:
+        from_nn._PARTS.clear()
+        from_nn._PARTS.update(kept)
+
+
+def _same_op_info(got: object, expected: object) -> bool:
+    """Equal OpInfos, attributes included (dataclass equality leaves them out; weights are arrays)."""
+    if got != expected:
+        return False
+    ours, theirs = got.attributes, expected.attributes  # type: ignore[attr-defined]
+    if ours.keys() != theirs.keys():
+        return False
+    return all(
+        np.array_equal(value, theirs[key]) if isinstance(value, np.ndarray) else value == theirs[key]
+        for key, value in ours.items()
+    )
+
+
+@pytest.mark.parametrize("model", ["resnet8.tflite", "ds_cnn_kws.tflite"])
+def test_memoised_op_infos_equal_fresh_ones_and_serve_copies(model: str) -> None:
+    from pathlib import Path
+
+    from cascade.frontends.loader import load_module
+    from cascade.passes.planner.from_nn import ValueNames, _parts, op_info_from_nn
+
+    module = load_module(str(Path(__file__).parents[1] / "models" / model))
+    ops = [op for op in module.walk() if isinstance(op, nn.NNOperation)]
+    assert len(ops) > 5
+    names, fresh_names = ValueNames(), ValueNames()
+    for op in ops:
+        assert _same_op_info(op_info_from_nn(op, names), _fresh_op_info(op, fresh_names))
+    # A copy shares its attributes, types and location with the original: the same parts.
+    copy = module.clone()
+    copied = [op for op in copy.walk() if isinstance(op, nn.NNOperation)]
+    assert all(_parts(new) is _parts(old) for new, old in zip(copied, ops, strict=True))
+    # The passes' own marks (discardable attributes) do not change an operator's parts.
+    ops[1].attributes["cascade.mark"] = i64
+    assert _parts(ops[1]) is _parts(copied[1])
+
+
+def test_memoised_op_infos_follow_a_changed_operator() -> None:
+    from pathlib import Path
+
+    from xdsl.dialects.arith import ConstantOp
+    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, TensorType
+
+    from cascade.frontends.loader import load_module
+    from cascade.passes.planner.from_nn import ValueNames, _parts, op_info_from_nn
+
+    module = load_module(str(Path(__file__).parents[1] / "models" / "resnet8.tflite"))
+    conv = next(op for op in module.walk() if isinstance(op, nn.Conv2DOp) and op.paddings() != (0, 0, 0, 0))
+
+    def check() -> object:
+        info = op_info_from_nn(conv, ValueNames())
+        assert _same_op_info(info, _fresh_op_info(conv, ValueNames()))
+        return info
+
+    before = check()
+    parts = _parts(conv)
+    conv.padding = DenseArrayBase.from_list(i64, [0, 0, 0, 0])
+    padded = check()
+    assert _parts(conv) is not parts
+    assert padded.input_relations != before.input_relations  # type: ignore[attr-defined]
+    conv.stride = DenseArrayBase.from_list(i64, [2, 2])
+    strided = check()
+    assert strided.attributes["stride"] == (2, 2) != before.attributes["stride"]  # type: ignore[attr-defined]
+    # New weights: another constant with the same type.
+    weight = conv.operands[1].owner
+    assert isinstance(weight, ConstantOp)
+    values = np.asarray(strided.attributes["weight_values"])  # type: ignore[attr-defined]
+    weight_type = weight.result.type
+    assert isinstance(weight_type, TensorType)
+    assert isinstance(weight_type.element_type, IntegerType)
+    flipped = DenseIntOrFPElementsAttr.from_list(weight_type, (-values - 1).ravel().tolist())
+    replacement = ConstantOp(flipped, weight_type)
+    block = weight.parent_block()
+    assert block is not None
+    block.insert_op_before(replacement, weight)
+    conv.operands[1] = replacement.result
+    reweighted = check()
+    assert np.array_equal(reweighted.attributes["weight_values"], -values - 1)  # type: ignore[attr-defined]
+
+
+def test_nn_operators_keep_their_parameters_in_properties() -> None:
+    # The op-info memo keys an operator on its properties and leaves its attributes (the
+    # passes' marks) out: an `nn` attribute definition would break that.
+    operations = list(nn.NN.operations)
+    assert len(operations) >= 20
+    assert [op.name for op in operations if op.get_irdl_definition().attributes] == []
+    assert {"stride", "padding"} <= set(nn.Conv2DOp.get_irdl_definition().properties)

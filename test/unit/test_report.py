@@ -253,3 +253,38 @@ def test_operators_a_model_names_alike_are_told_apart(tmp_path: Path, capsys: py
     assert [(e["name"], e["on_cpu"]) for e in report["per_op"]] == [("t", False), ("t#2", True)]
     assert report["cpu_ops"] == len(report["cpu_operators"]) == 1
     assert report["npu_cycles"] > 0
+
+
+def test_the_plan_keeper_copies_the_module_lower_to_ethosu_receives_and_only_it():
+    from xdsl.context import Context
+
+    from cascade.ethos_u.report import PlanKeeper, is_lowered, is_planned
+    from cascade.passes.allocate_memory import AllocateMemoryPass
+    from cascade.passes.cascade_plan import CascadePlanPass
+    from cascade.passes.lower_to_ethosu import LowerToEthosUPass
+    from cascade.passes.rolling_buffer import RollingBufferPass
+
+    stages = [
+        CascadePlanPass(accelerator=ACCELERATOR),
+        RollingBufferPass(),
+        AllocateMemoryPass(),
+        LowerToEthosUPass(accelerator=ACCELERATOR),
+    ]
+    keeper = PlanKeeper()
+    module = load_module(str(MODELS / "resnet8.tflite"))
+    context = Context(allow_unregistered=True)
+    before_lowering = None
+    keeper(None, module, stages[0])
+    for previous, following in zip(stages, [*stages[1:], None], strict=True):
+        previous.apply(context, module)
+        if following is not None and following.name == "lower-to-ethosu":
+            before_lowering = str(module)
+        keeper(previous, module, following)
+        # Planned but not yet before lower-to-ethosu: nothing is copied yet.
+        assert (keeper.planned is None) == (before_lowering is None)
+    assert is_lowered(module)
+    assert keeper.planned is not None
+    assert keeper.planned is not module
+    assert is_planned(keeper.planned)
+    assert not is_lowered(keeper.planned)
+    assert str(keeper.planned) == before_lowering
