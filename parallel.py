@@ -1,5 +1,7 @@
 """`split_map`: a pure function over a list, shared between this process and one forked child;
-`beside`: a pure function computed by a forked child while this process does something else.
+`beside`: a pure function computed by a forked child while this process does something else;
+`ahead`: a function of the state as it is now, computed by a forked child while this process
+goes on and changes that state.
 
 A compile is one Python process, and the GIL keeps C extensions that do not release it (Vela's
 weight encoder) on one core. Where the machine has a second core and Linux can fork, the child
@@ -21,7 +23,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import NoReturn, TypeVar
+from typing import Generic, NoReturn, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -75,6 +77,59 @@ def beside(background: Callable[[], Result], foreground: Callable[[], object]) -
     return computed[0]  # type: ignore[return-value]
 
 
+class ChildFailed(RuntimeError):
+    """The forked child of `ahead` died without a result (killed, out of memory): what it
+    computed from cannot be had again."""
+
+
+class Pending(Generic[Result]):
+    """The result of `ahead`: computed already, or being computed by a forked child."""
+
+    def __init__(self, child: _Child | None, outcome: tuple[bool, object] | None = None) -> None:
+        self._child = child
+        self._outcome = outcome
+
+    def result(self) -> Result:
+        """The function's value (waiting for the child), or its exception raised here."""
+        if self._outcome is None:
+            assert self._child is not None
+            computed = self._child.results()
+            self._child = None
+            if computed is None or len(computed) != 1:
+                raise ChildFailed("a forked child died before it sent its result")
+            self._outcome = computed[0]  # type: ignore[assignment]
+        assert self._outcome is not None
+        succeeded, value = self._outcome
+        if not succeeded:
+            raise value  # type: ignore[misc]
+        return value  # type: ignore[return-value]
+
+    def cancel(self) -> None:
+        """Stop the child, if there is one still computing."""
+        if self._child is not None:
+            self._child.kill()
+            self._child = None
+
+
+def ahead(function: Callable[[], Result]) -> Pending[Result]:
+    """`function()` of the state as it is at this call, computed by a forked child while this
+    process goes on and changes that state (when `split_map` would fork), else here and now.
+    The child starts from a copy of every page as it stands (the fork), so the caller need not
+    copy what `function` reads. An exception `function` raises is raised by `Pending.result`
+    (it must pickle, as the value must). A process that will not collect the result cancels it."""
+    if not may_fork():
+        return Pending(None, _outcome(function))
+    child = _fork(lambda _: _outcome(function), [None])
+    return Pending(child) if child is not None else Pending(None, _outcome(function))
+
+
+def _outcome(function: Callable[[], Result]) -> tuple[bool, object]:
+    try:
+        return True, function()
+    except Exception as error:
+        return False, error
+
+
 def may_fork() -> bool:
     """Whether `split_map` and `beside` would fork: two cores, Linux, one Python thread, and not
     in a child of theirs already (its parent keeps the other core busy)."""
@@ -110,6 +165,17 @@ def _child(function: Callable[[Item], Result], items: list[Item]) -> Iterator[_C
     """A forked child computing `function` over `items` (None if it could not be forked). If the
     body raises (the parent's own share fails, or Ctrl-C), the child is killed and reaped before
     the exception goes on."""
+    child = _fork(function, items)
+    try:
+        yield child
+    except BaseException:
+        if child is not None:
+            child.kill()
+        raise
+
+
+def _fork(function: Callable[[Item], Result], items: list[Item]) -> _Child | None:
+    """A forked child computing `function` over `items`, or None if it could not be forked."""
     for stream in (sys.stdout, sys.stderr):
         stream.flush()  # else the child's copy of a buffer could be written twice
     read_fd, write_fd = os.pipe()
@@ -121,18 +187,17 @@ def _child(function: Callable[[Item], Result], items: list[Item]) -> Iterator[_C
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         os.close(read_fd)
         os.close(write_fd)
-        yield None
-        return
+        return None
     if pid == 0:
         _run_child(function, items, read_fd, write_fd, blocked)
     os.close(write_fd)
     child = _Child(pid, read_fd)
     try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        yield child
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a pending Ctrl-C raises here
     except BaseException:
         child.kill()
         raise
+    return child
 
 
 def _run_child(

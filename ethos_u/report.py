@@ -5,8 +5,9 @@
 `compile_report(module, ...)` needs a *planned* module: one that went through `cascade-plan`
 (its functions carry `cascade.cycles`), with or without rolling buffers and allocation. Lowered
 IR (`ethosu.command_stream`s) has lost its cascades, so it is reported together with the planned
-module it came from (`planned=`; the driver and `cascade.api` keep that snapshot while the
-pipeline runs). The keys (a benchmark reads them; add, never rename):
+module it came from (`planned=`), or with what the report reads of that module
+(`planned_facts`), which the driver and `cascade.api` gather while the pipeline lowers
+(`PlanKeeper`). The keys (a benchmark reads them; add, never rename):
 
 * `accelerator`, `system_config`, `memory_mode`: the configuration priced. The accelerator is
   the one the command streams name, else the one given (the plan's), else Vela's default; the
@@ -55,6 +56,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, NameLoc, StringAttr
@@ -75,12 +77,14 @@ from cascade.ethos_u.arch import (
 from cascade.ethos_u.cost_model import EthosUCostModel, MemoryMap, RegionCost
 from cascade.ethos_u.estimate import choose_layouts
 from cascade.ethos_u.lowering import UnsupportedOpError
+from cascade.parallel import Pending, ahead
 from cascade.passes.planner.graph import OpInfo
 from cascade.passes.planner.program import ProgramGraph
 from cascade.passes.planner.stripes import CascadeGeometry
 
 __all__ = [
     "PlanKeeper",
+    "PlannedFacts",
     "ReportError",
     "compile_report",
     "expand_for_report",
@@ -88,6 +92,7 @@ __all__ = [
     "is_lowered",
     "is_planned",
     "pipeline_accelerator",
+    "planned_facts",
     "report_json",
 ]
 
@@ -341,6 +346,43 @@ def _max_or_none(values: Iterable[int | None]) -> int | None:
     return max(present) if present else None
 
 
+_FUNCTION_ATTRS = (CYCLES_ATTR, PEAK_ATTR, ALLOCATED_PEAK_ATTR, LOWER_BOUND_ATTR, PEAK_DRAM_ATTR, ALLOCATED_DRAM_ATTR)
+
+
+@dataclass(frozen=True)
+class PlannedFacts:
+    """What a report reads of the planned module (`planned_facts`). It pickles, so a forked
+    child can gather it from the module as planned while the parent lowers that module."""
+
+    configuration: tuple[str, str, str]
+    """(accelerator, system config, memory mode) the operators were priced for."""
+    costs: list[OpCost]
+    """Every operator of every function, in schedule order, priced."""
+    functions: dict[str, dict[str, int | None]]
+    """Per function (in order), its integer `cascade.*` attributes (`_FUNCTION_ATTRS`)."""
+
+
+def planned_facts(
+    module: ModuleOp,
+    accelerator: str | None = None,
+    system_config: str | None = None,
+    memory_mode: str | None = None,
+) -> PlannedFacts:
+    """The facts of a planned `module` that its report needs (`compile_report` explains the
+    configuration arguments). Raises ReportError when `module` is not planned."""
+    if not is_planned(module):
+        raise ReportError(
+            "the report needs planned IR (functions with cascade.cycles): run cascade-plan or ethosu-pipeline first"
+        )
+    configuration = _configuration(module, accelerator, system_config, memory_mode)
+    arch = arch_config(*configuration)
+    costs: list[OpCost] = []
+    for function in _functions(module):
+        costs += _price_function(function, arch, len({c.cascade for c in costs if c.cascade is not None}))
+    functions = {f.sym_name.data: {name: _int_attr(f, name) for name in _FUNCTION_ATTRS} for f in _functions(module)}
+    return PlannedFacts(configuration, costs, functions)
+
+
 def compile_report(
     module: ModuleOp,
     *,
@@ -348,35 +390,39 @@ def compile_report(
     accelerator: str | None = None,
     system_config: str | None = None,
     memory_mode: str | None = None,
-    planned: ModuleOp | None = None,
+    planned: ModuleOp | PlannedFacts | None = None,
     compile_seconds: float = 0.0,
     version: str = "unknown",
 ) -> dict[str, Any]:
     """The report of `module` (see the module docstring for every key).
 
-    `planned` is the module as it stood after planning (and allocation), for a `module` that
-    was lowered since; `accelerator` etc. are what the pipeline used, for IR that does not
-    record them. Raises ReportError when neither module is planned.
+    `planned` is the module as it stood after planning (and allocation), or its
+    `planned_facts`, for a `module` that was lowered since; `accelerator` etc. are what the
+    pipeline used, for IR that does not record them. Raises ReportError when neither module
+    is planned.
     """
-    source = module if is_planned(module) and not is_lowered(module) else planned
-    if source is None or not is_planned(source):
-        if is_lowered(module):
-            raise ReportError(
-                "the report needs the plan: lowered IR no longer holds its cascades; "
-                "report from the pipeline that lowers it (e.g. --ethosu-pipeline ... --report FILE)"
-            )
+    lowered = is_lowered(module)
+    if is_planned(module) and not lowered:
+        planned = module
+    elif lowered and (planned is None or (isinstance(planned, ModuleOp) and not is_planned(planned))):
         raise ReportError(
-            "the report needs planned IR (functions with cascade.cycles): run cascade-plan or ethosu-pipeline first"
+            "the report needs the plan: lowered IR no longer holds its cascades; "
+            "report from the pipeline that lowers it (e.g. --ethosu-pipeline ... --report FILE)"
         )
-    accelerator, system_config, memory_mode = _configuration(module, accelerator, system_config, memory_mode)
+    given = (accelerator, system_config, memory_mode)
+    facts = planned if isinstance(planned, PlannedFacts) else planned_facts(planned or module, *given)
+    configuration = _configuration(module, *given)
+    if configuration != facts.configuration:
+        raise ReportError(
+            f"the command streams are for {' '.join(configuration)}, "
+            f"the plan was made for {' '.join(facts.configuration)}"
+        )
+    accelerator, system_config, memory_mode = configuration
     arch = arch_config(accelerator, system_config, memory_mode)
-    costs: list[OpCost] = []
-    functions = _functions(source)
-    for function in functions:
-        costs += _price_function(function, arch, len({c.cascade for c in costs if c.cascade is not None}))
+    costs = facts.costs
     cascades = len({c.cascade for c in costs if c.cascade is not None})
     cpu_operators = None
-    if is_lowered(module):
+    if lowered:
         left = [op for function in _functions(module) for op in function.walk() if isinstance(op, nn.NNOperation)]
         cpu_operators = _cpu_operators(left, costs)
         sources = {_source(op) for op in left}
@@ -384,18 +430,15 @@ def compile_report(
     npu_ops = sum(c.npu_ops for c in costs) if cpu_operators is None else _kernel_commands(module)
     cpu_ops = sum(1 for c in costs if c.on_cpu)
     final_functions = {f.sym_name.data: f for f in _functions(module)}
+    functions = facts.functions.values()
     peaks = []
     dram_peaks = []
-    for function in functions:
-        final = final_functions.get(function.sym_name.data, function)
-        peaks.append(_int_attr(final, ALLOCATED_PEAK_ATTR) or _int_attr(function, ALLOCATED_PEAK_ATTR))
-        if peaks[-1] is None:
-            peaks[-1] = _int_attr(function, PEAK_ATTR)
-        dram_peaks.append(
-            _int_attr(final, ALLOCATED_DRAM_ATTR)
-            or _int_attr(function, ALLOCATED_DRAM_ATTR)
-            or _int_attr(function, PEAK_DRAM_ATTR)
-        )
+    for name, attrs in facts.functions.items():
+        final = final_functions.get(name)
+        now = attrs if final is None else {key: _int_attr(final, key) for key in _FUNCTION_ATTRS}
+        peak = now[ALLOCATED_PEAK_ATTR] or attrs[ALLOCATED_PEAK_ATTR]
+        peaks.append(attrs[PEAK_ATTR] if peak is None else peak)
+        dram_peaks.append(now[ALLOCATED_DRAM_ATTR] or attrs[ALLOCATED_DRAM_ATTR] or attrs[PEAK_DRAM_ATTR])
     return {
         "tool": TOOL,
         "version": version,
@@ -406,8 +449,8 @@ def compile_report(
         "core_clock_hz": int(arch.system.core_clock),
         "peak_sram_bytes": _max_or_none(peaks) or 0,
         "peak_dram_bytes": _max_or_none(dram_peaks) or 0,
-        "lower_bound_bytes": _max_or_none(_int_attr(f, LOWER_BOUND_ATTR) for f in functions),
-        "total_cycles": sum(_int_attr(f, CYCLES_ATTR) or 0 for f in functions),
+        "lower_bound_bytes": _max_or_none(attrs[LOWER_BOUND_ATTR] for attrs in functions),
+        "total_cycles": sum(attrs[CYCLES_ATTR] or 0 for attrs in functions),
         "npu_cycles": sum(c.npu_cycles for c in costs),
         "cpu_ops": cpu_ops,
         # Only lowering decides (and says why): a plan's report leaves it out.
@@ -509,16 +552,23 @@ Callback = Callable[[ModulePass | None, ModuleOp, ModulePass | None], None]
 
 
 class PlanKeeper:
-    """A pipeline callback that keeps a copy of the planned module as lower-to-ethosu receives
-    it, and calls the callback it wraps (xdsl-opt's: verify, print, time) at the boundaries of
-    the pipeline as given, not between the stages `expand` put in place of one pass: a report
-    does not change what runs between the passes. The copy is taken only before the pass that
-    lowers (a module still planned at the end is reported as it is): a copy of mbv2_035_96's
-    planned module takes 4 ms, and one was taken after each of the three planning stages."""
+    """A pipeline callback that gathers the facts of the planned module a report needs
+    (`planned_facts`) as lower-to-ethosu receives it, and calls the callback it wraps
+    (xdsl-opt's: verify, print, time) at the boundaries of the pipeline as given, not between
+    the stages `expand` put in place of one pass: a report does not change what runs between
+    the passes. A module still planned at the end is reported as it is.
 
-    def __init__(self, inner: Callback | None = None) -> None:
+    The facts are gathered by a forked child while this process lowers (`parallel.ahead`): the
+    child needs no copy of the module, and pricing every operator of the plan takes 25 ms of a
+    0.9 s compile of mbv1_025_96 for U55-128, 37 ms of mbv2_035_96's, which the lowering (120
+    and 170 ms) hides. Without a second core they are gathered there and then.
+    """
+
+    def __init__(self, inner: Callback | None = None, accelerator: str | None = None) -> None:
         self.inner = inner
-        self.planned: ModuleOp | None = None
+        self.accelerator = accelerator
+        """The accelerator the pipeline names, for IR that does not record one (as `compile_report`'s)."""
+        self.planned: Pending[PlannedFacts] | None = None
         self._inside: set[int] = set()
         """Ids of the stages followed by another stage of the same expanded pass."""
 
@@ -538,4 +588,11 @@ class PlanKeeper:
 
         lowering_next = following is not None and following.name == LowerToEthosUPass.name
         if lowering_next and is_planned(module) and not is_lowered(module):
-            self.planned = module.clone()
+            self.cancel()
+            self.planned = ahead(partial(planned_facts, module, self.accelerator))
+
+    def cancel(self) -> None:
+        """Stop gathering (the compile failed): no child is left computing."""
+        if self.planned is not None:
+            self.planned.cancel()
+            self.planned = None

@@ -23,7 +23,7 @@ import typing
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import IO, Any, NoReturn, Protocol
+from typing import IO, TYPE_CHECKING, Any, NoReturn, Protocol
 
 from xdsl.dialects.builtin import ModuleOp, NameLoc
 from xdsl.ir import Operation
@@ -42,6 +42,10 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from cascade.frontends.loader import LocatingParser, failing_op, format_location
 from cascade.passes import PASSES, get_all_passes
 from cascade.universe import get_all_dialects, get_dialect_overrides
+
+if TYPE_CHECKING:
+    from cascade.ethos_u.report import PlannedFacts
+    from cascade.parallel import Pending
 
 PROG = "cascade-opt"
 DEBUG_ENV = "CASCADE_DEBUG"
@@ -450,19 +454,32 @@ class CascadeOptMain(xDSLOptMain):
     keep_plan: bool = False
     """Run ethosu-pipeline as its stages and keep the planned module (for a report)."""
 
-    compiled: tuple[ModuleOp, ModuleOp | None] | None = None
-    """With `keep_plan`: the last module compiled, and its copy as planned before lowering."""
+    compiled: tuple[ModuleOp, Pending[PlannedFacts] | None] | None = None
+    """With `keep_plan`: the last module compiled, and the facts of its plan as they stood
+    before lowering (`report.PlanKeeper`), if it was lowered."""
 
     def apply_passes(self, prog: ModuleOp) -> None:
-        """Run the pipeline; with `keep_plan`, keep the module as planned before any lowering."""
+        """Run the pipeline; with `keep_plan`, gather what a report needs of the module as
+        planned before any lowering."""
         if not self.keep_plan:
             return super().apply_passes(prog)
         from cascade.ethos_u.report import PlanKeeper
 
-        keeper = PlanKeeper(self.pipeline.callback)
+        keeper = PlanKeeper(self.pipeline.callback, self._report_accelerator())
         passes = keeper.expand(self.pipeline.passes)
-        dataclasses.replace(self.pipeline, passes=passes, callback=keeper).apply(self.ctx, prog)
+        try:
+            dataclasses.replace(self.pipeline, passes=passes, callback=keeper).apply(self.ctx, prog)
+        except BaseException:
+            keeper.cancel()
+            raise
         self.compiled = (prog, keeper.planned)
+
+    def _report_accelerator(self) -> str | None:
+        """The accelerator a report prices IR for that records none: the pipeline's, else
+        `--accelerator`."""
+        from cascade.ethos_u.report import pipeline_accelerator
+
+        return pipeline_accelerator(self.pipeline.passes) or self.args.accelerator
 
     def _write_report(self, seconds: float) -> None:
         from cascade.ethos_u.report import format_summary, report_json
@@ -480,7 +497,7 @@ class CascadeOptMain(xDSLOptMain):
     def compile_report(self, seconds: float) -> dict[str, Any]:
         """The report (`cascade.ethos_u.report`) of the module compiled last."""
         from cascade.ethos_u.arch import ArchConfigError
-        from cascade.ethos_u.report import ReportError, compile_report, pipeline_accelerator
+        from cascade.ethos_u.report import ReportError, compile_report
 
         if self.compiled is None:
             raise UserError("--report: no module was compiled")
@@ -489,8 +506,8 @@ class CascadeOptMain(xDSLOptMain):
             return compile_report(
                 module,
                 input_name=self.get_input_name(),
-                accelerator=pipeline_accelerator(self.pipeline.passes) or self.args.accelerator,
-                planned=planned,
+                accelerator=self._report_accelerator(),
+                planned=planned.result() if planned is not None else None,
                 compile_seconds=seconds,
                 version=_own_version(),
             )

@@ -208,3 +208,50 @@ def _children() -> set[int]:
     """Pids of this process's living children (Linux)."""
     with open(f"/proc/{os.getpid()}/task/{os.getpid()}/children") as children:
         return {int(pid) for pid in children.read().split()}
+
+
+@needs_fork
+def test_ahead_computes_from_the_state_at_the_call_while_this_process_changes_it(forking: None) -> None:
+    state = [3, 4]
+    pending = parallel.ahead(lambda: (os.getpid(), sum(state), _digits(sum(state))))
+    state.append(100)  # after the fork: the child's copy has not seen it
+    pid, total, digits = pending.result()
+    assert pid != os.getpid()
+    assert (total, digits) == (7, _digits(7))
+    assert pending.result()[1] == 7  # collected once, kept
+
+
+@needs_fork
+def test_ahead_raises_the_childs_exception_here_and_a_dead_child_is_a_clear_failure(forking: None) -> None:
+    def failing() -> int:
+        raise ValueError("from the child")
+
+    with pytest.raises(ValueError, match="from the child"):
+        parallel.ahead(failing).result()
+    # A child that dies without a result: what it computed from is gone, so it is an error.
+    with pytest.raises(parallel.ChildFailed, match="died"):
+        parallel.ahead(lambda: os._exit(3)).result()
+
+
+@needs_fork
+def test_a_cancelled_ahead_leaves_no_child(forking: None) -> None:
+    pids_before = _children()
+    pending = parallel.ahead(lambda: sum(range(10**9)))
+    assert _children() - pids_before, "no child was forked"
+    pending.cancel()
+    assert _children() == pids_before
+
+
+def test_ahead_without_a_second_core_computes_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_fork() -> int:
+        raise AssertionError("forked")
+
+    monkeypatch.setattr(os, "fork", no_fork, raising=False)
+    monkeypatch.setattr(parallel, "available_cores", lambda: 1)
+    state = [3, 4]
+    pending = parallel.ahead(lambda: sum(state))
+    state.append(100)
+    assert pending.result() == 7
+    failing = parallel.ahead(lambda: {}["missing"])
+    with pytest.raises(KeyError):
+        failing.result()

@@ -7,6 +7,8 @@ the commands counted in the serialized stream, and hand arithmetic on a one-oper
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -255,22 +257,30 @@ def test_operators_a_model_names_alike_are_told_apart(tmp_path: Path, capsys: py
     assert report["npu_cycles"] > 0
 
 
-def test_the_plan_keeper_copies_the_module_lower_to_ethosu_receives_and_only_it():
+@pytest.mark.parametrize("cores", [1, 2])
+def test_the_plan_keeper_gathers_the_plan_lower_to_ethosu_receives_and_only_it(
+    monkeypatch: pytest.MonkeyPatch, cores: int
+):
+    # With two cores a forked child gathers the facts while the module is lowered here; with
+    # one, they are gathered at once. Either way they are those of the module as it stood.
     from xdsl.context import Context
 
-    from cascade.ethos_u.report import PlanKeeper, is_lowered, is_planned
+    from cascade import parallel
+    from cascade.ethos_u.report import PlanKeeper, compile_report, is_lowered, planned_facts
     from cascade.passes.allocate_memory import AllocateMemoryPass
     from cascade.passes.cascade_plan import CascadePlanPass
     from cascade.passes.lower_to_ethosu import LowerToEthosUPass
     from cascade.passes.rolling_buffer import RollingBufferPass
 
+    monkeypatch.setattr(parallel, "available_cores", lambda: cores)
+    monkeypatch.setattr(parallel, "_can_fork", lambda: sys.platform.startswith("linux"))
     stages = [
         CascadePlanPass(accelerator=ACCELERATOR),
         RollingBufferPass(),
         AllocateMemoryPass(),
         LowerToEthosUPass(accelerator=ACCELERATOR),
     ]
-    keeper = PlanKeeper()
+    keeper = PlanKeeper(accelerator=ACCELERATOR)
     module = load_module(str(MODELS / "resnet8.tflite"))
     context = Context(allow_unregistered=True)
     before_lowering = None
@@ -278,13 +288,51 @@ def test_the_plan_keeper_copies_the_module_lower_to_ethosu_receives_and_only_it(
     for previous, following in zip(stages, [*stages[1:], None], strict=True):
         previous.apply(context, module)
         if following is not None and following.name == "lower-to-ethosu":
-            before_lowering = str(module)
+            before_lowering = module.clone()
         keeper(previous, module, following)
-        # Planned but not yet before lower-to-ethosu: nothing is copied yet.
+        # Planned but not yet before lower-to-ethosu: nothing is gathered yet.
         assert (keeper.planned is None) == (before_lowering is None)
     assert is_lowered(module)
     assert keeper.planned is not None
-    assert keeper.planned is not module
-    assert is_planned(keeper.planned)
-    assert not is_lowered(keeper.planned)
-    assert str(keeper.planned) == before_lowering
+    assert before_lowering is not None
+    facts = keeper.planned.result()
+    assert facts == planned_facts(before_lowering, ACCELERATOR)
+    assert facts.costs
+    assert all(cost.cycles > 0 for cost in facts.costs if not cost.on_cpu)
+    # The report from the facts is the one from the planned module itself.
+    assert compile_report(module, planned=facts) == compile_report(module, planned=before_lowering)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the child is forked on Linux only")
+def test_a_compile_that_fails_in_lowering_leaves_no_child_gathering_its_report(monkeypatch: pytest.MonkeyPatch):
+    from cascade import parallel
+    from cascade.api import CompileError, compile
+
+    monkeypatch.setattr(parallel, "available_cores", lambda: 2)
+    monkeypatch.setattr(parallel, "_can_fork", lambda: True)
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counting_fork() -> int:
+        pid = real_fork()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", counting_fork)
+    children = _children()
+    # lower-to-ethosu refuses an accelerator other than the plan's, after the keeper forked.
+    pipeline = (
+        f"cascade-plan{{accelerator={ACCELERATOR}}},rolling-buffer,allocate-memory,"
+        "lower-to-ethosu{accelerator=ethos-u65-256}"
+    )
+    with pytest.raises(CompileError, match="lower-to-ethosu"):
+        compile(MODELS / "resnet8.tflite", pipeline)
+    assert forks, "the keeper forked no child"
+    assert _children() == children
+
+
+def _children() -> set[int]:
+    """Pids of this process's living children (Linux)."""
+    with open(f"/proc/{os.getpid()}/task/{os.getpid()}/children") as children:
+        return {int(pid) for pid in children.read().split()}
