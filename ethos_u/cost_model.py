@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
@@ -164,6 +165,34 @@ def _npu_kinds() -> frozenset[str]:
     return frozenset(supported.name.removeprefix("nn.") for supported in SUPPORTED_OPS)
 
 
+ENCODED_SIZE_MEMO = 8192
+"""Encoded weight sizes `EthosUCostModel` keeps for the process, the oldest dropped first."""
+
+
+class _SizeKey:
+    """What an encoded size depends on (`EthosUCostModel._size_key`), hashed once: the parts
+    hold the operator with its access relations, which a lookup would otherwise hash each
+    time (20 of allocate-memory's 55 ms on mbv2_035_96)."""
+
+    __slots__ = ("_hash", "parts")
+
+    def __init__(self, parts: tuple[object, ...]) -> None:
+        self.parts = parts
+        self._hash = hash(parts)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _SizeKey) and self._hash == other._hash and self.parts == other.parts
+
+
+_ENCODED_SIZES: OrderedDict[tuple[_SizeKey, tuple[int, int] | None], int] = OrderedDict()
+"""Encoded sizes by everything an encoding depends on (`EthosUCostModel._size_key`): shared by
+the cost models of one compile, as allocate-memory sizes again the weights cascade-plan sized
+(on mbv2_035_96 for U65-256, 30 of its 70 ms)."""
+
+
 class EthosUCostModel:
     """Prices operators and stripes on one Ethos-U configuration (implements `CostModel`)."""
 
@@ -172,8 +201,8 @@ class EthosUCostModel:
         self.fc_on_npu = fc_on_npu
         """Whether fully connected layers run on the NPU (lower-to-ethosu's `fc-on-npu`)."""
         self.layouts: dict[str, Layout] = dict(layouts or {})
-        self._encoded: dict[tuple[object, ...], int] = {}
         self._keys: _PerOperator[tuple[object, ...] | None] = _PerOperator()
+        self._size_keys: _PerOperator[_SizeKey | None] = _PerOperator()
         self._volumes: dict[tuple[object, ...], np.ndarray | None] = {}
         # The planner prices a region with its weights in SRAM and out, pipelined and not:
         # lower it once.
@@ -286,15 +315,34 @@ class EthosUCostModel:
         """`_encode`, memoised on the weights' values (0 without weights). An operator left on
         the CPU reads its weights as TFLite stores them, raw int8: nothing is encoded (the
         1280x1000 classifier of mbv2_100_224 would take the encoder 0.1 s)."""
-        weights = self._weight_key_of(op)
-        if weights is None:
+        operator = self._size_key_of(op)
+        if operator is None:
             return 0
         if not self.runs_on_npu(op):
             return _round_up(_raw_weight_bytes(op, channels), ALIGNMENT)
-        key = (weights, channels)
-        if key not in self._encoded:
-            self._encoded[key] = self._encode(op, channels)
-        return self._encoded[key]
+        key = (operator, channels)
+        size = _ENCODED_SIZES.get(key)
+        if size is None:
+            size = self._encode(op, channels)
+            _remember_size(key, size)
+        return size
+
+    def _size_key_of(self, op: OpInfo) -> _SizeKey | None:
+        """`_size_key`, kept by operator."""
+        return self._size_keys.get(op, None, lambda: self._size_key(op))
+
+    def _size_key(self, op: OpInfo) -> _SizeKey | None:
+        """What the encoded size of `op`'s weights depends on (None without weights): their
+        values (`_weight_key`), the lowering they are encoded for (the operator, its parameters
+        and its tensors' layouts, which choose the block config) and the accelerator."""
+        weights = self._weight_key_of(op)
+        if weights is None:
+            return None
+        parameters = tuple(
+            sorted((name, _frozen(value)) for name, value in op.attributes.items() if name != "weight_values")
+        )
+        layouts = tuple(self.layouts.get(tensor.name) for tensor in (*op.inputs, op.output))
+        return _SizeKey((self.arch.accelerator.name, weights, op, parameters, layouts))
 
     def _weight_key_of(self, op: OpInfo) -> tuple[object, ...] | None:
         """`_weight_key`, kept by operator."""
@@ -345,8 +393,8 @@ class EthosUCostModel:
         pending = []
         for op, channels in streams_of:
             try:
-                key = self._weight_key_of(op)
-                if key is None or (key, channels) in self._encoded:
+                key = self._size_key_of(op)
+                if key is None or (key, channels) in _ENCODED_SIZES:
                     continue
                 pending.append(((key, channels), *self._encoding(op, channels)))
             except UnsupportedOpError:
@@ -362,7 +410,7 @@ class EthosUCostModel:
             ]
         )
         for memo_key, fallback, streams in pending:
-            self._encoded[memo_key] = self._encoded_total(fallback, streams)
+            _remember_size(memo_key, self._encoded_total(fallback, streams))
 
     def _encode(self, op: OpInfo, channels: tuple[int, int] | None = None) -> int:
         """Encode the weights as Vela would for the block config chosen for the whole operator
@@ -546,6 +594,23 @@ class EthosUCostModel:
             )
             priced.append((step, _performance(step.npu, self.arch.accelerator, placement, block, first, last)))
         return RegionCost(priced)
+
+
+def _remember_size(key: tuple[_SizeKey, tuple[int, int] | None], size: int) -> None:
+    _ENCODED_SIZES[key] = size
+    if len(_ENCODED_SIZES) > ENCODED_SIZE_MEMO:
+        _ENCODED_SIZES.popitem(last=False)
+
+
+def _frozen(value: object) -> object:
+    """`value` as a hashable key: arrays as their type, shape and bytes, containers as tuples."""
+    if isinstance(value, np.ndarray):
+        return (value.dtype.str, value.shape, np.ascontiguousarray(value).tobytes())
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(item) for item in value)
+    if isinstance(value, dict):
+        return tuple(sorted((key, _frozen(item)) for key, item in value.items()))
+    return value
 
 
 def _raw_weight_bytes(op: OpInfo, channels: tuple[int, int] | None) -> int:

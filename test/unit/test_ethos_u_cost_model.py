@@ -369,7 +369,7 @@ def test_weights_sized_ahead_in_two_processes_are_those_sized_one_by_one(
     resnet8: list[OpInfo], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from cascade import parallel
-    from cascade.ethos_u import npu_lowering
+    from cascade.ethos_u import cost_model, npu_lowering
 
     weighted = [op for op in resnet8 if op.weights]
     one_by_one = EthosUCostModel(ARCH)
@@ -377,6 +377,7 @@ def test_weights_sized_ahead_in_two_processes_are_those_sized_one_by_one(
     assert len(set(expected)) > 3
 
     npu_lowering._STREAMS.clear()
+    cost_model._ENCODED_SIZES.clear()
     monkeypatch.setattr(parallel, "available_cores", lambda: 2)
     monkeypatch.setattr(parallel, "_can_fork", lambda: True)
     monkeypatch.setattr(parallel, "MIN_SIZE", 0)
@@ -408,6 +409,75 @@ def test_weights_sized_ahead_in_two_processes_are_those_sized_one_by_one(
     again.size_weights(weighted)
     assert [again.weight_buffer_bytes(op) for op in weighted] == expected
     assert len(encoded_here) == encoded
+
+
+def _count_encodings(monkeypatch: pytest.MonkeyPatch) -> list[OpInfo]:
+    """The operators whose weights any cost model lowers and encodes from now on."""
+    encoded: list[OpInfo] = []
+    real_encoding = EthosUCostModel._encoding
+
+    def counting_encoding(self: EthosUCostModel, op: OpInfo, channels: tuple[int, int] | None) -> object:
+        encoded.append(op)
+        return real_encoding(self, op, channels)
+
+    monkeypatch.setattr(EthosUCostModel, "_encoding", counting_encoding)
+    return encoded
+
+
+def test_a_second_cost_model_finds_the_sizes_the_first_encoded(
+    resnet8: list[OpInfo], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """allocate-memory builds its own cost model for the program cascade-plan sized: the sizes
+    are shared, not lowered and encoded again, and are those a model encoding afresh finds."""
+    from cascade.ethos_u import cost_model
+
+    weighted = [op for op in resnet8 if op.weights]
+    first = EthosUCostModel(ARCH)
+    wholes = [first.weight_buffer_bytes(op) for op in weighted]
+    slices = [first.weight_slice_bytes(op, 16) for op in weighted]
+    # The ops rebuilt from the same IR, as the next pass reads them: equal, not the same objects.
+    rebuilt = list(program_from_module(load_module(RESNET8)).ops)
+    rebuilt_weighted = [op for op in rebuilt if op.weights]
+    assert rebuilt_weighted == weighted
+    assert rebuilt_weighted[0] is not weighted[0]
+    encoded = _count_encodings(monkeypatch)
+    second = EthosUCostModel(ARCH)
+    assert [second.weight_buffer_bytes(op) for op in rebuilt_weighted] == wholes
+    assert [second.weight_slice_bytes(op, 16) for op in rebuilt_weighted] == slices
+    assert encoded == []
+    cost_model._ENCODED_SIZES.clear()
+    fresh = EthosUCostModel(ARCH)
+    assert [fresh.weight_buffer_bytes(op) for op in rebuilt_weighted] == wholes
+    on_npu = [op for op in rebuilt_weighted if fresh.runs_on_npu(op)]  # the CPU's are raw
+    assert len(on_npu) > 5
+    assert encoded == on_npu
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["stride", "dilation", "layout", "accelerator"],
+)
+def test_shared_sizes_follow_what_the_encoding_depends_on(
+    resnet8: list[OpInfo], monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    """An operator of the same name and weights but another stride, dilation, tensor layout or
+    accelerator is encoded again: the shared sizes never answer for another encoding."""
+    from dataclasses import replace
+
+    op = next(op for op in resnet8 if op.kind == "conv2d" and op.attributes["kernel"] == (3, 3))
+    EthosUCostModel(ARCH).weight_buffer_bytes(op)
+    arch, layouts, changed = ARCH, None, op
+    if change in ("stride", "dilation"):
+        attributes = dict(op.attributes)
+        attributes[change] = (2, 2) if attributes[change] == (1, 1) else (1, 1)
+        changed = replace(op, attributes=attributes)
+    elif change == "layout":
+        layouts = {op.inputs[0].name: Layout.NHWC}
+    else:
+        arch = arch_config("ethos-u65-256")
+    encoded = _count_encodings(monkeypatch)
+    EthosUCostModel(arch, layouts).weight_buffer_bytes(changed)
+    assert encoded == [changed]
 
 
 class _BatchingCost(EthosUCostModel):
