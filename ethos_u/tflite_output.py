@@ -74,7 +74,6 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IntegerType,
     ModuleOp,
-    NameLoc,
     TensorType,
     UnrealizedConversionCastOp,
 )
@@ -82,6 +81,7 @@ from xdsl.ir import Operation, SSAValue
 
 from cascade.dialects import ethosu, nn
 from cascade.dialects.cascade import MemoryRegion, PlacementAttr, get_placement
+from cascade.frontends.loader import tensor_name
 from cascade.frontends.tflite_export import Quantization
 from cascade.passes.planner.placement import align
 
@@ -282,10 +282,7 @@ def _byte_size(value: SSAValue) -> int:
 
 def _value_name(value: SSAValue) -> str:
     """The TFLite tensor name: the location the importer gave it, else the IR name."""
-    location = value.owner.location if isinstance(value.owner, Operation) else getattr(value, "location", None)
-    if isinstance(location, NameLoc):
-        return location.desc.data
-    return value.name_hint or "tensor"
+    return tensor_name(value) or "tensor"
 
 
 # --------------------------------------------------------------------------- #

@@ -15,8 +15,8 @@ from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects as get_xdsl_dialects
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import Block, Operation
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, NameLoc, StringAttr, UnknownLoc
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Span, Token
@@ -156,6 +156,16 @@ def format_location(location: object) -> str | None:
     if not isinstance(location, FileLineColLoc):
         return None
     return f"{location.filename.data}:{location.line.data}:{location.column.data}"
+
+
+def tensor_name(value: SSAValue) -> str | None:
+    """The name of the tensor `value` is: the name location of its producer (or of the block
+    argument), which the TFLite importer gives every tensor, else its SSA name."""
+    owner = value.owner
+    location = owner.location if isinstance(owner, Operation) else getattr(value, "location", None)
+    if isinstance(location, NameLoc):
+        return location.desc.data
+    return value.name_hint
 
 
 def failing_op(module: Operation) -> tuple[Operation, VerifyException] | None:

@@ -103,12 +103,11 @@ def run_any(module: ModuleOp, inputs: Sequence[np.ndarray]) -> ProgramRun:
     (whole-tensor semantics); on anything else, `run_program` itself."""
     if any(op.name == "ethosu.command_stream" for op in module.walk()):
         # Lowered IR: Vela serializes each command stream and the functional model runs it.
-        from cascade.passes.lower_to_ethosu import run_lowered
+        from cascade.passes.lower_to_ethosu import execute_lowered
 
         # Vela's default architecture prints configuration warnings on stdout; keep them out.
         with contextlib.redirect_stdout(io.StringIO()):
-            outputs = run_lowered(module, inputs)
-        return ProgramRun(outputs, {})
+            return execute_lowered(module, inputs)
     if is_scheduled(module):
         return run_scheduled(module, inputs).program_run()
     if any(isinstance(op, ForStripesOp) for op in module.walk()):

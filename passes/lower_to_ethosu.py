@@ -24,14 +24,17 @@ Micro). Representation (the data flow goes through memory, as on the device):
   read back from memory by `builtin.unrealized_conversion_cast` with no operand and a
   `cascade.placement` attribute (a "load" of the tensor from its placement); the load and every
   function argument also carry the tensor's `nn.quant`, which the lowered `nn` operators held
-  (the deployable .tflite needs it);
+  (the deployable .tflite needs it), and the load the location of the operator it stands for
+  (the TFLite tensor name);
 * a CPU operator keeps its `cascade.placement`: its result is stored there (dense NHWC) for
   the command streams after it; function arguments are written to their placements first.
 
-`run_lowered` executes this form: command streams are serialized with Vela
+`execute_lowered` executes this form: command streams are serialized with Vela
 (`npu_generate_register_command_stream`) and run by the functional model
 (`interpreter.ethosu.EthosUMachine.run_register_stream`) on the shared SRAM (and DRAM) image;
-CPU operators run with the `nn` interpreter.
+CPU operators run with the `nn` interpreter. `compare_lowered` checks a run against the `nn`
+program's: the outputs and every tensor the CPU reads from the NPU, which stays informative
+where a saturated softmax output holds one value.
 
 Stripes: every operator of a stripe loop computes, at every stripe (lexicographic order), its
 *computed box* (`planner.stripes.CascadeGeometry`, exactly what `interpreter.scheduled` runs),
@@ -80,7 +83,7 @@ Choices and limits of this version:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -90,6 +93,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IntegerAttr,
     IntegerType,
+    LocationAttr,
     ModuleOp,
     NameLoc,
     StringAttr,
@@ -117,6 +121,7 @@ from cascade.dialects.cascade import (
 
 if TYPE_CHECKING:
     from cascade.ethos_u.npu_lowering import Box, LoweredOp, LoweredStripe, Placement
+    from cascade.interpreter.nn import ProgramRun
     from cascade.passes.planner.program import ProgramGraph
 
 
@@ -499,6 +504,7 @@ def lower_function(
                 if (quant := boundary_quant.get(result)) is not None:
                     load.attributes[QUANT_ATTR] = quant
                 load.results[0].name_hint = result.name_hint
+                load.location = _tensor_location(result)  # the tensor's name (a TFLite one) for checkers
                 block.insert_op_before(load, members[-1])
                 result.replace_uses_with_if(load.results[0], lambda use, ms=members: use.operation not in ms)
         for member in reversed(members):  # users before producers
@@ -871,15 +877,31 @@ def _int_attr(function: FuncOp, name: str) -> int:
     return attr.value.data
 
 
+def _tensor_location(value: SSAValue) -> LocationAttr:
+    """The location of the operator computing `value` (through a stripe loop, its sink's)."""
+    owner = value.owner
+    if isinstance(owner, StripedRegionOp):
+        return _tensor_location(owner.yield_op.values[0])
+    assert isinstance(owner, Operation)
+    return owner.location
+
+
 def run_lowered(module: ModuleOp, inputs: Sequence[np.ndarray], poison: int = 0xA5) -> list[np.ndarray]:
+    """The outputs of `execute_lowered`."""
+    return execute_lowered(module, inputs, poison).outputs
+
+
+def execute_lowered(module: ModuleOp, inputs: Sequence[np.ndarray], poison: int = 0xA5) -> ProgramRun:
     """Execute the lowered `@main` (module doc): command streams serialized by Vela and run by
     the functional model over one SRAM image (and one DRAM image, region 1, when the function
-    spills: SRAM is then region 2), CPU operators with the `nn` interpreter."""
+    spills: SRAM is then region 2), CPU operators with the `nn` interpreter. The run's values
+    are the arguments, the tensors the CPU reads from the NPU's memory (`read_from_npu`) and
+    what the CPU operators compute."""
     from xdsl.interpreter import Interpreter
 
     from cascade.ethos_u.serialize import command_stream_words
     from cascade.interpreter.ethosu import EthosUMachine
-    from cascade.interpreter.nn import NNFunctions, constant_array, main_function
+    from cascade.interpreter.nn import NNFunctions, ProgramRun, constant_array, main_function
     from cascade.passes.memory_check import ALLOCATED_DRAM_ATTR, ALLOCATED_PEAK_ATTR, arg_placement
 
     function = main_function(module)
@@ -925,22 +947,91 @@ def run_lowered(module: ModuleOp, inputs: Sequence[np.ndarray], poison: int = 0x
             if attr is not None:
                 store(op.results[0], attr, result)
         elif isinstance(op, func.ReturnOp):
-            return [values[v] for v in op.arguments]
+            computed = {v: a for v, a in values.items() if not isinstance(v.owner, arith.ConstantOp)}
+            return ProgramRun([values[v] for v in op.arguments], computed)
         else:
             raise ValueError(f"cannot run {op.name} in lowered IR")
     raise ValueError("@main has no return")
 
 
+def read_from_npu(module: ModuleOp) -> list[SSAValue]:
+    """The tensors the CPU reads from the NPU's memory in lowered `module` (the loads after its
+    command streams): on a model whose last layers run on the CPU, they are what the NPU
+    computed, and they stay informative where a saturated softmax output holds one value."""
+    from cascade.interpreter.nn import main_function
+
+    return [
+        op.results[0]
+        for op in main_function(module).body.block.ops
+        if isinstance(op, UnrealizedConversionCastOp) and PLACEMENT_ATTR in op.attributes
+    ]
+
+
+def compare_lowered(original: ModuleOp, lowered: ModuleOp, inputs: Sequence[np.ndarray]) -> LoweredComparison:
+    """Run `lowered` (`execute_lowered`) and `original` (`interpreter.nn`) on `inputs` and compare
+    the outputs, by position, and each tensor the CPU reads from the NPU with the tensor of that
+    name in `original` (its location's, `loader.tensor_name`, or its SSA name; a name two
+    tensors of `original` share is not compared)."""
+    from cascade.frontends.loader import tensor_name
+    from cascade.interpreter.nn import run_program
+
+    run = execute_lowered(lowered, inputs)
+    reference = run_program(original, inputs)
+
+    def names(value: SSAValue) -> list[str]:
+        # IR printed without locations keeps only the SSA name, which the importer derives
+        # from the TFLite name: match on either.
+        return [name for name in dict.fromkeys((tensor_name(value), value.name_hint)) if name is not None]
+
+    holders: dict[str, list[np.ndarray]] = {}
+    for value, array in reference.values.items():
+        for name in names(value):
+            holders.setdefault(name, []).append(array)
+    comparison = LoweredComparison()
+    for index, (got, want) in enumerate(zip(run.outputs, reference.outputs, strict=True)):
+        comparison.add(f"output {index}", got, want)
+    for value in read_from_npu(lowered):
+        name = next((n for n in names(value) if len(holders.get(n, ())) == 1), None)
+        if name is not None:
+            comparison.add(f"'{name}'", run.values[value], holders[name][0], read_from_npu=True)
+    return comparison
+
+
+@dataclass
+class LoweredComparison:
+    """What `compare_lowered` compared: (label, equal, informative) per tensor, outputs first."""
+
+    outputs: list[tuple[str, bool, bool]] = field(default_factory=list)
+    read: list[tuple[str, bool, bool]] = field(default_factory=list)
+    """The tensors the CPU read from the NPU."""
+
+    def add(self, label: str, got: np.ndarray, want: np.ndarray, read_from_npu: bool = False) -> None:
+        equal = got.shape == want.shape and bool(np.array_equal(got, want))
+        # One value everywhere (a saturated layer) shows little when equal.
+        informative = np.unique(want).size > 1
+        (self.read if read_from_npu else self.outputs).append((label, equal, informative))
+
+    @property
+    def mismatches(self) -> list[str]:
+        return [label for label, equal, _ in self.outputs + self.read if not equal]
+
+    @property
+    def informative(self) -> int:
+        """How many compared tensors hold more than one value."""
+        return sum(informative for _, _, informative in self.outputs + self.read)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m cascade.passes.lower_to_ethosu LOWERED.mlir ORIGINAL.mlir [--seed N]`: run the
-    lowered program (`run_lowered`: Vela register streams on the functional model, CPU ops with
-    the `nn` interpreter) and the original with `interpreter.nn` on the same random int8
-    inputs; print `npu commands: N` and `bit-exact: K/N outputs`; exit 0 only if all equal and
-    none holds one value (`constant_outputs`)."""
+    lowered program (`execute_lowered`: Vela register streams on the functional model, CPU ops
+    with the `nn` interpreter) and the original with `interpreter.nn` on the same random int8
+    inputs (`compare_lowered`); print `npu commands: N`, `bit-exact: K/N outputs` and, when the
+    CPU reads tensors from the NPU, `bit-exact: K/M tensors read from the NPU`; exit 0 only if
+    all are equal and at least one of them holds more than one value."""
     import argparse
 
     from cascade.frontends.loader import load_module
-    from cascade.interpreter.nn import constant_outputs, input_types, run_program
+    from cascade.interpreter.nn import input_types
 
     parser = argparse.ArgumentParser(prog="python -m cascade.passes.lower_to_ethosu")
     parser.add_argument("lowered")
@@ -950,15 +1041,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     lowered, original = load_module(args.lowered), load_module(args.original)
     rng = np.random.default_rng(args.seed)
     inputs = [rng.integers(-128, 128, size=t.get_shape(), dtype=np.int8) for t in input_types(original)]
-    outputs = run_lowered(lowered, inputs)
-    reference = run_program(original, inputs).outputs
-    equal = sum(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(outputs, reference, strict=True))
+    comparison = compare_lowered(original, lowered, inputs)
     streams = [op for op in lowered.walk() if isinstance(op, ethosu.CommandStreamOp)]
     print(f"npu commands: {sum(len(list(s.commands)) for s in streams)} in {len(streams)} streams")
-    print(f"bit-exact: {equal}/{len(reference)} outputs")
-    if constant := constant_outputs(reference):
-        print(f"degenerate: output {', '.join(map(str, constant))} holds one value; choose another program or seed")
-    return 0 if reference and equal == len(reference) and not constant else 1
+    for what, compared in (("outputs", comparison.outputs), ("tensors read from the NPU", comparison.read)):
+        if compared:
+            print(f"bit-exact: {sum(equal for _, equal, _ in compared)}/{len(compared)} {what}")
+    for label in comparison.mismatches:
+        print(f"mismatch: {label}")
+    if not comparison.informative:
+        print("degenerate: every tensor compared holds one value; choose another program or seed")
+    return 0 if comparison.outputs and not comparison.mismatches and comparison.informative else 1
 
 
 if __name__ == "__main__":

@@ -40,3 +40,11 @@
 // RUN: cascade-run %t.lowered.mlir --seed 3 --compare-tflite %models/resnet8_nosoftmax.tflite | filecheck %s --check-prefix=LOWERED
 // LOWERED-NOT: Warning
 // LOWERED: bit-exact: 1/1 tensors
+
+// Printed with its locations, lowered ds_cnn_kws names what the CPU reads back from the NPU (the
+// pooled features) and what the CPU computes from it: with the input, 4 tensors. Its softmax
+// output holds one value (the logits' scale is too fine for it), the features do not.
+// RUN: cascade-opt %models/ds_cnn_kws.tflite -p 'ethosu-pipeline{accelerator=ethos-u55-128}' --print-debuginfo -o %t.ds.mlir
+// RUN: cascade-run %t.ds.mlir --seed 3 --compare-tflite %models/ds_cnn_kws.tflite | filecheck %s --check-prefix=FEATURES
+// FEATURES:      output 0: int8[1, 12] min -107 max -107 distinct 1
+// FEATURES-NEXT: bit-exact: 4/4 tensors

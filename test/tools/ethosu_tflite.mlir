@@ -26,7 +26,7 @@
 // CHECK-NEXT:   in  'scratch' uint8[[[PEAK]]] at 0
 // CHECK-NEXT:   in  'scratch' uint8[[[PEAK]]] at 0
 // CHECK-NEXT:   in  'serving_default_keras_tensor_490:0' int8[1x49x10x1] at [[IN]] quant 0.00783832:0
-// CHECK-NEXT:   out '[[POOLED:global_average_pooling2d_4_1_Mean]]' int8[1x64] at {{[0-9]+}} quant
+// CHECK-NEXT:   out '[[POOLED:functional_2_1/global_average_pooling2d_4_1/Mean]]' int8[1x64] at {{[0-9]+}} quant
 // CHECK-NEXT: operator 1: FULLY_CONNECTED
 // CHECK-NEXT:   in  '[[POOLED]]'
 // CHECK-NEXT:   in  'functional_2_1/dense_2_1/MatMul1' int8[12x64] const
