@@ -158,14 +158,17 @@ def format_location(location: object) -> str | None:
     return f"{location.filename.data}:{location.line.data}:{location.column.data}"
 
 
-def tensor_name(value: SSAValue) -> str | None:
-    """The name of the tensor `value` is: the name location of its producer (or of the block
-    argument), which the TFLite importer gives every tensor, else its SSA name."""
+def location_name(value: SSAValue) -> str | None:
+    """The name location of `value`'s producer (or of the block argument), which the TFLite
+    importer gives every tensor, or None."""
     owner = value.owner
     location = owner.location if isinstance(owner, Operation) else getattr(value, "location", None)
-    if isinstance(location, NameLoc):
-        return location.desc.data
-    return value.name_hint
+    return location.desc.data if isinstance(location, NameLoc) else None
+
+
+def tensor_name(value: SSAValue) -> str | None:
+    """The name of the tensor `value` is: its `location_name`, else its SSA name."""
+    return location_name(value) or value.name_hint
 
 
 def failing_op(module: Operation) -> tuple[Operation, VerifyException] | None:

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import NoReturn
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp, NameLoc
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import BlockArgument, SSAValue
 
-from cascade.frontends.loader import LoadError, load_module
+from cascade.frontends.loader import LoadError, load_module, location_name
 from cascade.interpreter.litert import LiteRTUnavailable, ReferenceRun, run_reference
 from cascade.interpreter.nn import (
     InterpretationError,
@@ -85,7 +85,7 @@ def read_inputs(path: Path, module: ModuleOp) -> list[np.ndarray]:
     inputs = []
     used = []
     for index, (arg, ty) in enumerate(zip(function.args, types, strict=True)):
-        keys = [f"arr_{index}", arg.name_hint or "", _location_name(arg) or ""]
+        keys = [f"arr_{index}", arg.name_hint or "", location_name(arg) or ""]
         key = next((k for k in keys if k and k in archive.files), None)
         if key is None:
             raise RunError(f"{path}: no array for input {index} (tried {', '.join(k for k in keys if k)})")
@@ -103,11 +103,6 @@ def read_inputs(path: Path, module: ModuleOp) -> list[np.ndarray]:
             f"(it has {len(types)} input{'s' if len(types) != 1 else ''}: arr_0, ... or their names)"
         )
     return inputs
-
-
-def _location_name(value: SSAValue) -> str | None:
-    location = value.location if isinstance(value, BlockArgument) else value.owner.location
-    return location.desc.data if isinstance(location, NameLoc) else None
 
 
 @dataclass
@@ -133,7 +128,7 @@ def comparisons(module: ModuleOp, run: ProgramRun, reference: ReferenceRun) -> l
     for value, ours in run.values.items():
         if not _is_computed(value):
             continue
-        name = _location_name(value)
+        name = location_name(value)
         if name is None or name not in reference.tensors:
             continue
         pairs.append(Comparison(f"'{name}'", ours, reference.tensors[name]))
