@@ -59,6 +59,7 @@ from cascade.passes.planner.order import lean_order
 from cascade.passes.planner.placement import DEFAULT_EFFORT, Buffer, Placement, align, max_live, place, step_totals
 from cascade.passes.planner.program import ProgramGraph, ProgramLike
 from cascade.passes.planner.search import (
+    MAX_POINTS,
     Candidates,
     Edge,
     PartitionDP,
@@ -87,7 +88,7 @@ class PlanOptions:
     objective: str | None = None
     striping: str = "hw"
     max_length: int = 24
-    max_points: int = 12
+    max_points: int = MAX_POINTS
     cycles_tolerance: float = 0.05
     exact_pricing: bool = False
     rolling_axes: str = "hw"

@@ -61,11 +61,11 @@ Pareto front over the candidate set and the points' DP cycles (`pareto_front`); 
 of each front plan are then recounted with its actual prefetch (`plan.realize`). The
 row-striping lower bound is a minimax path (`minimax_path`, used by `plan.row_lower_bound`).
 
-Bounds, for speed: `max_length` (24) operators per cascade, `max_points` (12) points per
-candidate cascade. On two cores a forked child builds the candidates of the last sinks while
-this process builds the first ones (`Candidates.edges`, from `SHARED_WORK`): on mbv2_100_224
-(65 operators, 645 candidate cascades, 2-D stripes) building them takes 1.05 to 1.1 s
-instead of 1.45 to 1.55 s, for U55-128 and U65-256 alike (planning alone, fastest of 2,
+Bounds, for speed: `max_length` (24) operators per cascade, `max_points` (`MAX_POINTS`, 23)
+points per candidate cascade. On two cores a forked child builds the candidates of the last
+sinks while this process builds the first ones (`Candidates.edges`, from `SHARED_WORK`): on
+mbv2_100_224 (65 operators, 645 candidate cascades, 2-D stripes) building them takes 1.05 to
+1.1 s instead of 1.45 to 1.55 s, for U55-128 and U65-256 alike (planning alone, fastest of 2,
 2026-12-01).
 
 Pricing
@@ -130,6 +130,15 @@ OUTER_COUNTS = (2, 4, 8, 16, 32, 64, 128)
 """Numbers of stripes along the outer axis tried for 2-D striping; the extent itself is added."""
 INNER_COUNTS = (2, 4, 8)
 """Numbers of stripes along the inner axis tried for 2-D striping."""
+MAX_POINTS = 23
+"""Points kept per candidate cascade (`cull`, thinning evenly). Only 2-D stripes (`striping=hw`)
+give a cascade more Pareto points than 12: with rows alone the fronts and plans of the six bench
+models on U55-128 and U65-256 are the same with 12 or 23. In 2-D, thinning to 12 lost fast
+plans. mbv2_100_224 for U55-128 under budgets of 224,912 and 236,214 bytes took 40.9 M cycles,
+25.8 M with 23; mbv1_100_224 under 299,877 bytes took 48.4 M, 29.7 M with 23. Over 14 budgets
+each, no plan of either got more than 0.2 % slower. mbv2_035_96 for U65-256 got up to 3 % slower
+under 16 to 28 KB, where plans realized differ from the DP's estimates. 23 = 2 x 12 - 1, so even
+thinning keeps every point that 12 kept (fractions k/11 among j/22)."""
 MAX_MODE_SETS = 2
 """Largest-tensor thresholds tried per 2-D configuration (`Candidates._mode_sets`). From 6 down
 to 2, 22 of 24 plans stayed the same (six bench models on U55-128 and U65-256, no budget and
@@ -177,7 +186,7 @@ class SearchOptions:
 
     striping: str = "hw"
     max_length: int = 24
-    max_points: int = 12
+    max_points: int = MAX_POINTS
     exact_pricing: bool = False
     rolling_axes: str = "hw"
     """Axes an intermediate may roll along: "hw", or "h" (a configuration whose outer axis is

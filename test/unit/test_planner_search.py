@@ -44,6 +44,21 @@ def test_cull_keeps_the_pareto_front_and_both_extremes():
     assert [(p.memory, p.cycles) for p in thinned] == [(10, 100), (30, 40), (60, 5)]
 
 
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(
+    st.lists(st.tuples(st.integers(1, 10_000), st.integers(1, 10_000)), min_size=1, max_size=80),
+    st.integers(2, 16),
+)
+def test_thinning_to_twice_as_many_less_one_keeps_every_point_kept_before(raw, max_points):
+    """Why `MAX_POINTS` is 2 x 12 - 1: thinning evenly to 2m - 1 points keeps each of the m that
+    thinning to m keeps, so the DP sees a superset of the candidates it saw with 12."""
+    points = [_point(memory, cycles) for memory, cycles in raw]
+    fewer = cull(points, max_points)
+    more = cull(points, 2 * max_points - 1)
+    assert set(fewer) <= set(more)
+    assert len(more) <= 2 * max_points - 1
+
+
 def test_prefetch_needs_room_in_the_step_before():
     # Two steps; the second keeps 30 bytes of weights in SRAM: 100 cycles when they are copied
     # while the first step runs, 130 when not. The first step takes 50 or 80 bytes.
