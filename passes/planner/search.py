@@ -128,17 +128,24 @@ STRIPE_COUNTS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256)
 """Numbers of row (or column) stripes tried for 1-D striping; the extent itself is added."""
 OUTER_COUNTS = (2, 4, 8, 16, 32, 64, 128)
 """Numbers of stripes along the outer axis tried for 2-D striping; the extent itself is added."""
-INNER_COUNTS = (2, 4, 8)
-"""Numbers of stripes along the inner axis tried for 2-D striping."""
+INNER_COUNTS = (2, 4, 8, 16)
+"""Numbers of stripes along the inner axis tried for 2-D striping. 16 gives the 28-wide outputs of
+the ImageNet models stripes two columns wide. Then mbv1_100_224 for U55-128 under 299,877 bytes
+takes 18.9 M cycles instead of 29.7 M, and mbv2_100_224 under 236,214 bytes 16.4 M instead of
+25.8 M. Over 14 budgets each the geometric means are 0.96 for both. mbv2_100_224 under 224,912
+bytes got 4.7 % slower: the search's estimates put its first cascade's two-column stripes ahead
+of the two-row ones, which run faster. mbv2_035_96 on both accelerators and mbv1_025_96 on
+U65-256 kept their plans at 14 budgets each. Row stripes do not use these counts."""
 MAX_POINTS = 23
 """Points kept per candidate cascade (`cull`, thinning evenly). Only 2-D stripes (`striping=hw`)
 give a cascade more Pareto points than 12: with rows alone the fronts and plans of the six bench
-models on U55-128 and U65-256 are the same with 12 or 23. In 2-D, thinning to 12 lost fast
-plans. mbv2_100_224 for U55-128 under budgets of 224,912 and 236,214 bytes took 40.9 M cycles,
-25.8 M with 23; mbv1_100_224 under 299,877 bytes took 48.4 M, 29.7 M with 23. Over 14 budgets
-each, no plan of either got more than 0.2 % slower. mbv2_035_96 for U65-256 got up to 3 % slower
-under 16 to 28 KB, where plans realized differ from the DP's estimates. 23 = 2 x 12 - 1, so even
-thinning keeps every point that 12 kept (fractions k/11 among j/22)."""
+models on U55-128 and U65-256 are the same with 12 or 23. In 2-D, thinning to 12 lost fast plans
+(measured with `INNER_COUNTS` (2, 4, 8)). mbv2_100_224 for U55-128 under budgets of 224,912 and
+236,214 bytes took 40.9 M cycles, 25.8 M with 23; mbv1_100_224 under 299,877 bytes took 48.4 M,
+29.7 M with 23. Over 14 budgets each, no plan of either got more than 0.2 % slower. mbv2_035_96
+for U65-256 got up to 3 % slower under 16 to 28 KB, where plans realized differ from the DP's
+estimates. 23 = 2 x 12 - 1, so even thinning keeps every point that 12 kept (fractions k/11
+among j/22)."""
 MAX_MODE_SETS = 2
 """Largest-tensor thresholds tried per 2-D configuration (`Candidates._mode_sets`). From 6 down
 to 2, 22 of 24 plans stayed the same (six bench models on U55-128 and U65-256, no budget and

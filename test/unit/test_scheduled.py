@@ -296,7 +296,8 @@ def test_large_models_smallest_plan_is_bit_exact(path):
 )
 def test_2d_cascades_keep_enough_points_for_the_fast_plans_of_a_tight_budget():
     """mbv1_100_224 with 2-D stripes under 299,877 bytes: with each candidate cascade thinned to
-    12 points the fastest plan that fits took 48.4 M cycles, with `MAX_POINTS` 29.7 M. The
+    12 points the fastest plan that fits takes 23.2 M cycles, with `MAX_POINTS` 18.9 M (48.4 M
+    with 12 points and inner stripe counts up to 8, `INNER_COUNTS`, before 2026-12-04). The
     faster plan fits its budget as allocated and runs bit-exact."""
     module = load_module(ROOT / "benchmarks" / "models" / "mbv1_100_224.tflite")
     budget = 299_877
@@ -304,7 +305,7 @@ def test_2d_cascades_keep_enough_points_for_the_fast_plans_of_a_tight_budget():
     options = CascadePlanPass(accelerator=ACCELERATOR, sram_budget=budget, striping="hw").plan_options()
     cost = planner_cost_model(ACCELERATOR, program)
     cycles = {n: plan_program(program, cost, replace(options, max_points=n)).cycles for n in (12, MAX_POINTS)}
-    assert cycles[MAX_POINTS] < 0.75 * cycles[12], cycles
+    assert cycles[MAX_POINTS] < 0.85 * cycles[12], cycles
     scheduled = schedule(module, sram_budget=budget, striping="hw")
     assert peak(scheduled, ALLOCATED_PEAK_ATTR) == peak(scheduled, PEAK_ATTR) <= budget
     assert check_memory(main_function(scheduled)) == []
