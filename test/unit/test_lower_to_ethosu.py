@@ -585,6 +585,26 @@ SMALLEST_MBV2 = 200 * 1024
 """The planner's target for MobileNetV2 1.0 (224x224): a peak of at most 200 KiB."""
 
 
+def _two_seeds(module: ModuleOp) -> list[list[np.ndarray]]:
+    """Random int8 inputs of `module`, two draws."""
+    rng = np.random.default_rng(0)
+    return [[rng.integers(-128, 128, size=t.get_shape(), dtype=np.int8) for t in input_types(module)] for _ in range(2)]
+
+
+def _compiled_within(program: ModuleOp, budget: int) -> ModuleOp:
+    """`program` through ethosu-pipeline for U55-128 under `budget`, rows and columns striped;
+    its allocated peak checked against the budget."""
+    from cascade.passes.ethosu_pipeline import EthosUPipelinePass
+    from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR
+
+    module = program.clone()
+    EthosUPipelinePass(accelerator=ACCELERATOR, sram_budget=budget, striping="hw").apply(Context(), module)
+    peak = main_function(module).attributes[ALLOCATED_PEAK_ATTR]
+    assert isinstance(peak, IntegerAttr)
+    assert peak.value.data <= budget
+    return module
+
+
 @pytest.mark.skipif(
     not os.environ.get("CASCADE_LARGE_MODELS"), reason="about a minute: set CASCADE_LARGE_MODELS=1 to run"
 )
@@ -593,21 +613,11 @@ def test_mbv2_100_224_in_200_kib_runs_bit_exact_on_the_npu() -> None:
     that recompute): the command streams run on the functional model bit-exact with the nn
     program, the whole model and, since its random weights saturate the features it pools, the
     model cut after its last operator whose result varies (`informative_prefix`)."""
-    from cascade.passes.ethosu_pipeline import EthosUPipelinePass
-    from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR
-
     original = load_module(LARGE / "mbv2_100_224.tflite")
-    rng = np.random.default_rng(0)
-    inputs = [[rng.integers(-128, 128, size=t.get_shape(), dtype=np.int8) for t in input_types(original)]]
-    inputs.append([rng.integers(-128, 128, size=t.get_shape(), dtype=np.int8) for t in input_types(original)])
-    pipeline = EthosUPipelinePass(accelerator=ACCELERATOR, sram_budget=SMALLEST_MBV2, striping="hw")
+    inputs = _two_seeds(original)
     programs = {"whole": original, "cut": informative_prefix(original, inputs[0])}
     for what, program in programs.items():
-        module = program.clone()
-        pipeline.apply(Context(), module)
-        peak = main_function(module).attributes[ALLOCATED_PEAK_ATTR]
-        assert isinstance(peak, IntegerAttr)
-        assert peak.value.data <= SMALLEST_MBV2
+        module = _compiled_within(program, SMALLEST_MBV2)
         for seed_inputs in inputs if what == "cut" else inputs[:1]:
             comparison = compare_lowered(program, module, seed_inputs)
             assert not comparison.mismatches, what
@@ -625,20 +635,10 @@ def test_mbv2_100_224_cut_in_224_912_bytes_runs_bit_exact_on_the_npu() -> None:
     cascade runs in tiles of one row by two columns there (23.9 M cycles; in one-pixel tiles,
     37.7 M, before each cascade kept 23 points, `search.MAX_POINTS`, and inner counts went to 16).
     Its streams run bit-exact."""
-    from cascade.passes.ethosu_pipeline import EthosUPipelinePass
-    from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR
-
-    budget = 224_912
     original = load_module(LARGE / "mbv2_100_224.tflite")
-    rng = np.random.default_rng(0)
-    inputs = [[rng.integers(-128, 128, size=t.get_shape(), dtype=np.int8) for t in input_types(original)]]
-    inputs.append([rng.integers(-128, 128, size=t.get_shape(), dtype=np.int8) for t in input_types(original)])
+    inputs = _two_seeds(original)
     cut = informative_prefix(original, inputs[0])
-    module = cut.clone()
-    EthosUPipelinePass(accelerator=ACCELERATOR, sram_budget=budget, striping="hw").apply(Context(), module)
-    peak = main_function(module).attributes[ALLOCATED_PEAK_ATTR]
-    assert isinstance(peak, IntegerAttr)
-    assert peak.value.data <= budget
+    module = _compiled_within(cut, 224_912)
     for seed_inputs in inputs:
         comparison = compare_lowered(cut, module, seed_inputs)
         assert not comparison.mismatches
