@@ -16,7 +16,6 @@ from xdsl.passes import ModulePass, get_pass_option_infos
 
 from cascade.frontends.loader import parse_mlir
 from cascade.passes import PASSES, get_all_passes
-from cascade.passes._unimplemented import UnimplementedPass
 from cascade.tools import cascade_opt
 from cascade.tools.cascade_opt import (
     CONTEXT_WIDTH,
@@ -96,16 +95,6 @@ def test_registry_entry_loads_a_pass_of_that_name(entry):
     assert issubclass(pass_class, ModulePass)
     assert pass_class.name == entry.name
     assert CASCADE_UNIVERSE.all_passes[entry.name]() is pass_class
-
-
-@pytest.mark.parametrize(
-    "entry", [e for e in PASSES if issubclass(e.load(), UnimplementedPass)], ids=lambda entry: entry.name
-)
-def test_unimplemented_pass_fails_with_its_own_name(entry, valid_input, capsys):
-    status, err = run_and_capture([valid_input, f"--{entry.name}"], capsys)
-    assert status == 1
-    assert err.startswith(f"cascade-opt: error: {entry.name}: not yet implemented")
-    assert len(err.splitlines()) == 1
 
 
 def test_universe_names_our_three_dialects():
