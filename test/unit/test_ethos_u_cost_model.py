@@ -249,9 +249,10 @@ def test_hwc_folds_shapes() -> None:
 
 
 def test_the_planners_interpolated_prices_are_exact_on_sampled_2d_boxes(resnet8: list[OpInfo]) -> None:
-    # The planner prices boxes from samples at heights and widths in {1, 2, 4, ..., extent}; on
-    # those sizes its price must be the cost model's own, also for boxes narrower than the
-    # tensor on both axes (a 1x2 stripe pays whole blocks: far more than 1/512 of the operator).
+    # The planner prices boxes from samples at heights and widths in {1, 2, 3, 4, 5, 8, 9, ...,
+    # extent} (powers of two and one more); on those sizes its price must be the cost model's
+    # own, also for boxes narrower than the tensor on both axes (a 1x2 stripe pays whole
+    # blocks: far more than 1/512 of the operator).
     from cascade.passes.planner.program import ProgramGraph
     from cascade.passes.planner.search import Pricer
 
@@ -259,7 +260,7 @@ def test_the_planners_interpolated_prices_are_exact_on_sampled_2d_boxes(resnet8:
     cost = EthosUCostModel(arch_config("ethos-u55-128"))
     sampled, exact = Pricer(graph, cost), Pricer(graph, cost, exact=True)
     conv = next(i for i, op in enumerate(resnet8) if op.kind == "conv2d" and op.output.shape[1] == 32)
-    for height, width in ((1, 2), (2, 4), (4, 1), (8, 16)):
+    for height, width in ((1, 2), (2, 4), (4, 1), (8, 16), (9, 5), (3, 17)):
         box = Region((0, 12, 12, 0), (1, height, width, 16))
         for pipelined in (False, True):
             assert sampled.box(conv, box, True, pipelined) == exact.box(conv, box, True, pipelined)

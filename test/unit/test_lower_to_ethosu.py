@@ -632,9 +632,10 @@ def test_mbv2_100_224_in_200_kib_runs_bit_exact_on_the_npu() -> None:
 )
 def test_mbv2_100_224_cut_in_224_912_bytes_runs_bit_exact_on_the_npu() -> None:
     """The same cut of MobileNetV2 1.0 under 224,912 bytes, rows and columns striped: its first
-    cascade runs in tiles of one row by two columns there (23.9 M cycles; in one-pixel tiles,
-    37.7 M, before each cascade kept 23 points, `search.MAX_POINTS`, and inner counts went to 16).
-    Its streams run bit-exact."""
+    cascade runs in tiles of two rows by one column there, and the cut takes 22.7 M cycles. It
+    took 23.9 M in tiles of one row by two columns before the planner sampled prices just past
+    the powers of two (`search._grid`), and 37.7 M in one-pixel tiles before each cascade kept
+    23 points (`search.MAX_POINTS`) and inner counts went to 16. Its streams run bit-exact."""
     original = load_module(LARGE / "mbv2_100_224.tflite")
     inputs = _two_seeds(original)
     cut = informative_prefix(original, inputs[0])

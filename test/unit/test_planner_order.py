@@ -213,8 +213,9 @@ def test_a_function_whose_other_operators_take_operands_keeps_its_order():
 
 def test_a_reordered_plan_on_u65_runs_bit_exact_stripe_by_stripe():
     # On U65-256 (Dedicated_Sram: the planner also searches plans keeping full tensors in DRAM)
-    # resnet8_nosoftmax at Vela Size's budget (68896 bytes), in row stripes as in ethosu-pipeline,
-    # runs in the lean order. Executed stripe by stripe in flat SRAM and DRAM at the allocated
+    # resnet8_nosoftmax under 28,000 bytes, in row stripes as in ethosu-pipeline, runs in the
+    # lean order (from 22,000 to 32,000 bytes it does; at Vela Size's 68,896 the program order
+    # is faster). Executed stripe by stripe in flat SRAM and DRAM at the allocated
     # offsets, the output and every tensor stored in full (not the rolling intermediates of its
     # cascades) equal the imported program's.
     import numpy as np
@@ -227,7 +228,7 @@ def test_a_reordered_plan_on_u65_runs_bit_exact_stripe_by_stripe():
     original = load_module(ROOT / "test" / "models" / "resnet8_nosoftmax.tflite")
     module = original.clone()
     ctx = make_context()
-    CascadePlanPass(accelerator="ethos-u65-256", sram_budget=68896, striping="h").apply(ctx, module)
+    CascadePlanPass(accelerator="ethos-u65-256", sram_budget=28_000, striping="h").apply(ctx, module)
     RollingBufferPass().apply(ctx, module)
     AllocateMemoryPass(accelerator="ethos-u65-256").apply(ctx, module)
     mine = [op.location for op in main_function(module).walk() if isinstance(op, nn.NNOperation)]

@@ -297,7 +297,7 @@ def test_large_models_smallest_plan_is_bit_exact(path):
 def test_2d_cascades_keep_enough_points_for_the_fast_plans_of_a_tight_budget(monkeypatch):
     """mbv1_100_224 with 2-D stripes under 299,877 bytes: the fastest plan that fits takes
     18.9 M cycles; 23.2 M with each candidate cascade thinned to 12 points (not `MAX_POINTS`),
-    29.7 M without stripes two columns wide (inner counts up to 8, not `INNER_COUNTS`), 48.4 M
+    29.3 M without stripes two columns wide (inner counts up to 8, not `INNER_COUNTS`), 48.4 M
     with neither, as before 2026-12-04. The fastest plan fits its budget as allocated and runs
     bit-exact."""
     module = load_module(ROOT / "benchmarks" / "models" / "mbv1_100_224.tflite")
