@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import pytest
 
 from cascade.passes.planner.placement import max_live, place
-from cascade.passes.planner.plan import PlanningError, PlanOptions, plan_program
+from cascade.passes.planner.plan import PlanningError, PlanOptions, _fastest_realized, plan_program
 from cascade.passes.planner.testing import AnalyticalCost, ToyProgram
 
 
@@ -278,3 +279,35 @@ def test_rolling_axes_h_keeps_every_rolling_buffer_on_rows():
     assert rows.peak >= free.peak
     with pytest.raises(PlanningError, match="rolling-axes"):
         plan_program(_wide_chain(), COST, PlanOptions(rolling_axes="w"))
+
+
+class _StandIn:
+    """A plan left unrealized: its compute (a lower bound of its cycles) and what realizing it
+    gives, counted."""
+
+    def __init__(self, compute: int, entries: list[tuple[int, int]]) -> None:
+        self.compute = compute
+        self.entries = [SimpleNamespace(cycles=cycles, peak=peak) for cycles, peak in entries]
+        self.realized = 0
+
+    def realize(self, cost: object) -> list[SimpleNamespace]:
+        self.realized += 1
+        return self.entries
+
+
+def test_too_slow_plans_are_realized_only_until_the_fastest_is_known():
+    # By compute: 100 realizes to 130 cycles and 120 to 125 (with a variant of 140), so the
+    # one of compute 126 cannot beat 125 and, with 150, is not realized; 125 at compute 125
+    # ties and must be realized, for its peak may be smaller.
+    plans = [
+        _StandIn(150, [(150, 1)]),
+        _StandIn(120, [(125, 9), (140, 2)]),
+        _StandIn(100, [(130, 5)]),
+        _StandIn(126, [(126, 1)]),
+        _StandIn(125, [(125, 3)]),
+    ]
+    realized = _fastest_realized(plans, None)  # type: ignore[arg-type]
+    assert [plan.realized for plan in plans] == [0, 1, 1, 0, 1]
+    assert min((entry.cycles, entry.peak) for entry in realized) == (125, 3)
+    # A plan realized before bounds them too: none can take fewer than 90 cycles here.
+    assert _fastest_realized(plans, None, fewest=90) == []  # type: ignore[arg-type]
