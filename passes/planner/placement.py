@@ -208,6 +208,13 @@ def place(buffers: Sequence[Buffer], effort: int = DEFAULT_EFFORT) -> Placement:
     return Placement(offsets, placement.peak, placement.order)
 
 
+def fits(buffers: Sequence[Buffer], capacity: int) -> bool:
+    """Whether `place(buffers)` (the default effort, as the allocator places) peaks within
+    `capacity`. The quick heuristics alone decide when they fit: the hill climb after them
+    only ever lowers their peak."""
+    return place(buffers, effort=0).peak <= capacity or place(buffers).peak <= capacity
+
+
 @dataclass(frozen=True)
 class Part:
     """A member of a storage of several buffers: its bytes [displacement, displacement + size)

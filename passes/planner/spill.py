@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from cascade.passes.planner.cost import CostModel, runs_on_target
 from cascade.passes.planner.memory import Step, plan_buffers, spilled_buffers
-from cascade.passes.planner.placement import place, step_totals
+from cascade.passes.planner.placement import fits, step_totals
 from cascade.passes.planner.program import ProgramGraph
 from cascade.passes.planner.search import Candidates
 
@@ -90,6 +90,6 @@ def promote(candidates: Candidates, steps: list[Step], cap: int, pinned: frozens
             totals[step] = totals.get(step, 0) + buffer.size
         promoted.append(name)
     # The totals are a lower bound of the placed peak: undo the last promotions until it fits.
-    while promoted and place(plan_buffers(graph, steps, cost, spilled - frozenset(promoted))).peak > cap:
+    while promoted and not fits(plan_buffers(graph, steps, cost, spilled - frozenset(promoted)), cap):
         promoted.pop()
     return spilled - frozenset(promoted)

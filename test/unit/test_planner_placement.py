@@ -12,6 +12,7 @@ from cascade.passes.planner.placement import (
     ALIGNMENT,
     Buffer,
     _Problem,
+    fits,
     max_live,
     place,
     step_totals,
@@ -57,6 +58,9 @@ def test_mobilenet_v2_residual_pattern_reaches_max_live():
     assert_valid(buffers, placement.offsets)
     assert placement.peak == max_live(buffers) == small + 2 * big
     assert place(buffers, effort=0).peak == small + 2 * big + small  # the quick heuristics alone
+    # Whether the plan fits is the full effort's answer, though the quick heuristics miss it.
+    assert fits(buffers, small + 2 * big)
+    assert not fits(buffers, small + 2 * big - ALIGNMENT)
 
 
 def test_deterministic():
@@ -184,6 +188,14 @@ def test_random_placements_are_valid(buffers):
     assert_valid(buffers, placement.offsets)
     assert placement.peak >= max_live(buffers)
     assert placement.peak == max((placement.offsets[b.name] + b.size for b in buffers if b.size), default=0)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(buffer_lists(aliases=True), st.integers(-64, 64))
+def test_fits_is_the_allocators_placement_within_a_capacity(buffers, margin):
+    peak = place(buffers).peak
+    capacity = max(peak + ALIGNMENT * margin, 0)
+    assert fits(buffers, capacity) == (peak <= capacity)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
