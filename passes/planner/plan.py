@@ -261,7 +261,7 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
         reordered = graph.reordered(order)
         candidates = searches[0].candidates.reordered(reordered, order)
         searches.append(_search(candidates, budget, cap, options, pinned, searches[0].limit))
-    realized = _settled([entry for searched in searches for entry in searched.realized], cost, options, capacity)
+    realized = _settled([entry for searched in searches for entry in searched.realized], cost, options, cap)
     front_entries = _placed_front(realized)
     try:
         index = _choose(front_entries, options, graph, searches, capacity, capacity_name)
@@ -414,10 +414,12 @@ def _realized_front(
     placement) exceeds `cap`, or its compute alone (a lower bound of its cycles) exceeds what a
     plan already realized within `cap` allows (`_cycle_limit`). The plans that can be chosen
     are placed as the allocator places them, but when the choice is the smallest peak (no
-    budget, objective default or `min-sram`) they are placed quickly first, marked with their
-    `floor`, and `_settled` places for real only those the choice may fall on. A quick
-    placement that does not fit `cap` is redone at once: whether a plan fits is never in doubt
-    (it decides the cycle limit and the spill search).
+    budget, objective default or `min-sram`), or under a budget without `whole_front`, they
+    are placed quickly first, marked with their `floor`, and `_settled` places for real only
+    those the choice may fall on. A quick placement that does not fit `cap` is redone at once:
+    whether a plan fits is never in doubt (it decides the cycle limit and the spill search).
+    One that fits is realized as in full: the hill climb only lowers a quick peak, so the
+    budget never makes a plan realize again without prefetch (`_realized`).
 
     Without `whole_front` (no report lists the front), two kinds of plan are not realized at
     all. One whose compute alone exceeds the cycle limit, as long as one realized here is
@@ -431,7 +433,7 @@ def _realized_front(
     too_slow: list[_Unplaced] = []
     unfit: list[_Unplaced] = []
     quickest = math.inf  # the fewest cycles of a plan realized here
-    defer = DEFER_PLACEMENT and budget is None and options.objective in (None, "min-sram")
+    defer = DEFER_PLACEMENT and (options.objective in (None, "min-sram") if budget is None else not options.whole_front)
     for path, spilled in paths:
         smallest = max((point.memory for _, point in path.steps), default=0)
         fastest = sum(point.compute for _, point in path.steps)
@@ -444,7 +446,8 @@ def _realized_front(
                 continue
         hopeless = (cap is not None and smallest > cap) or fastest > limit
         if defer and not hopeless:
-            quick = replace(realize(graph, path, cost, spilled=spilled, effort=0), floor=smallest)
+            quick = realize(graph, path, cost, budget or 0, spilled=spilled, effort=0)
+            quick = replace(quick, floor=smallest, budget=budget)
             fits = cap is None or quick.placement.peak <= cap
             entries = [quick] if fits else _realized(graph, path, cost, budget, spilled)
         else:
@@ -479,15 +482,18 @@ def _fastest_realized(plans: Sequence[_Unplaced], cost: CostModel, fewest: float
 DEFER_PLACEMENT = True
 """Whether `_realized_front` may place a plan quickly pending the choice (`_settled`). The
 choice is the same either way (test_planner_search); without, every plan that can be chosen is
-placed in full: on mbv2_100_224 for U55-128 19 plans, 0.19 s, instead of one."""
+placed in full: on mbv2_100_224 for U55-128 19 plans, 0.19 s, instead of one. Under Vela
+Size's budget for U65-256 (ethosu-pipeline, no front reported), realizing the plans takes
+mbv2_035_96 12 ms instead of 25, mbv2_100_224 22 ms instead of 56."""
 
 
 def _settled(entries: list[Realized], cost: CostModel, options: PlanOptions, capacity: int | None) -> list[Realized]:
     """`entries` with the plans placed quickly pending the choice (`Realized.floor`) placed as
     the allocator places them, as many as the choice needs, smallest floor first: a plan that
-    could be chosen (within the cycle limit of all the plans that fit `capacity`) whose floor
-    is at most the smallest placed peak of such a plan. The rest cannot be chosen: their
-    peaks, quick or not, are above that one's. On mbv1_025_96 for U65-256, 3 of 13."""
+    could be chosen (within the cycle limit of all the plans that fit `capacity`, the budget
+    if there is one) whose floor is at most the smallest placed peak of such a plan. The rest
+    cannot be chosen: their peaks, quick or not, are above that one's. On mbv1_025_96 for
+    U65-256 without a budget, 3 of 13; mbv2_035_96 at Vela Size's 188,640 bytes, 1 of 5."""
     entries = list(entries)
     while True:
         fitting = [e for e in entries if capacity is None or e.placement.peak <= capacity]
@@ -498,7 +504,7 @@ def _settled(entries: list[Realized], cost: CostModel, options: PlanOptions, cap
             return entries
         index = min(pending, key=lambda i: (entries[i].floor, i))
         entry = entries[index]
-        entries[index : index + 1] = _realized(entry.graph, entry.path, cost, None, entry.spilled)
+        entries[index : index + 1] = _realized(entry.graph, entry.path, cost, entry.budget, entry.spilled)
 
 
 def _cycle_limit(cycles: int, options: PlanOptions) -> float:
@@ -598,6 +604,8 @@ class Realized:
     """Set while the plan is placed with the quick heuristics only, pending the choice
     (`_settled`): the most memory a step of it needs (`Point.memory`), below which no placement
     of it, with or without prefetch, can go."""
+    budget: int | None = None
+    """While pending: the budget it was realized under, to realize it again in full."""
 
     @property
     def cycles(self) -> int:

@@ -422,10 +422,13 @@ class _CappedCost(AnalyticalCost):
         self.sram_capacity = lambda: capacity
 
 
-def _chosen_plan(program: ToyProgram, cost: AnalyticalCost, objective: str | None, defer: bool):
+def _chosen_plan(
+    program: ToyProgram, cost: AnalyticalCost, objective: str | None, defer: bool, budget: int | None = None
+):
     previous, plan.DEFER_PLACEMENT = plan.DEFER_PLACEMENT, defer
+    options = plan.PlanOptions(objective=objective, sram_budget=budget, whole_front=budget is None)
     try:
-        result = plan.plan_program(program, cost, plan.PlanOptions(objective=objective))
+        result = plan.plan_program(program, cost, options)
     except plan.PlanningError as error:
         return str(error)
     finally:
@@ -462,6 +465,23 @@ def test_plans_placed_quickly_pending_the_choice_change_nothing_chosen(program, 
         capacity = plan.plan_program(program, AnalyticalCost(), plan.PlanOptions(objective=objective)).peak
     cost = AnalyticalCost() if capacity is None else _CappedCost(capacity)
     assert _chosen_plan(program, cost, objective, True) == _chosen_plan(program, cost, objective, False)
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(
+    st.one_of(programs(), _residual_stacks()),
+    st.sampled_from([None, "min-sram", "min-cycles"]),
+    st.floats(0, 1),
+)
+def test_plans_placed_quickly_under_a_budget_change_nothing_chosen(program, objective, where):
+    # Under a budget, without the whole front (as ethosu-pipeline plans), the plans that fit
+    # by their quick placement are placed in full only if the choice may fall on them; placing
+    # every plan in full chooses the same. The budget is the peak of a plan of the front: its
+    # quick placement may exceed it.
+    front = plan.plan_program(program, AnalyticalCost(), plan.PlanOptions(objective=objective)).front
+    budget = sorted(point.peak_sram_bytes for point in front)[round(where * (len(front) - 1))]
+    cost = AnalyticalCost()
+    assert _chosen_plan(program, cost, objective, True, budget) == _chosen_plan(program, cost, objective, False, budget)
 
 
 def test_only_the_plans_the_choice_may_fall_on_are_placed_in_full(monkeypatch: pytest.MonkeyPatch):
