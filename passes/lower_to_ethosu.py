@@ -993,7 +993,7 @@ def compare_lowered(original: ModuleOp, lowered: ModuleOp, inputs: Sequence[np.n
     for value in read_from_npu(lowered):
         name = next((n for n in names(value) if len(holders.get(n, ())) == 1), None)
         if name is not None:
-            comparison.add(f"'{name}'", run.values[value], holders[name][0], read_from_npu=True)
+            comparison.add(f"'{name}'", run.values[value], holders[name][0], from_npu=True)
     return comparison
 
 
@@ -1005,11 +1005,11 @@ class LoweredComparison:
     read: list[tuple[str, bool, bool]] = field(default_factory=list)
     """The tensors the CPU read from the NPU."""
 
-    def add(self, label: str, got: np.ndarray, want: np.ndarray, read_from_npu: bool = False) -> None:
+    def add(self, label: str, got: np.ndarray, want: np.ndarray, from_npu: bool = False) -> None:
         equal = got.shape == want.shape and bool(np.array_equal(got, want))
         # One value everywhere (a saturated layer) shows little when equal.
         informative = np.unique(want).size > 1
-        (self.read if read_from_npu else self.outputs).append((label, equal, informative))
+        (self.read if from_npu else self.outputs).append((label, equal, informative))
 
     @property
     def mismatches(self) -> list[str]:

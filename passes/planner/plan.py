@@ -366,8 +366,11 @@ class _Unplaced:
     path: Path
     budget: int | None
     spilled: frozenset[str]
-    compute: int = 0
-    """Its cascades' compute cycles: a lower bound of its cycles however it is realized."""
+
+    @property
+    def compute(self) -> int:
+        """Its cascades' compute cycles: a lower bound of its cycles however it is realized."""
+        return sum(point.compute for _, point in self.path.steps)
 
     def realize(self, cost: CostModel) -> list[Realized]:
         """The plan realized as the whole front has it: it cannot be chosen, so placed quickly."""
@@ -439,7 +442,7 @@ def _realized_front(
         fastest = sum(point.compute for _, point in path.steps)
         if not options.whole_front:  # no report lists the front: leave out what cannot be chosen
             if fastest > limit:
-                too_slow.append(_Unplaced(graph, path, budget, spilled, fastest))
+                too_slow.append(_Unplaced(graph, path, budget, spilled))
                 continue
             if cap is not None and smallest > cap and fastest > quickest:
                 unfit.append(_Unplaced(graph, path, budget, spilled))  # nor is it the fastest plan
