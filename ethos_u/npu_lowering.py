@@ -522,12 +522,13 @@ EncodingRequest = tuple[str, np.ndarray, tuple[int, int], int, bool, ethosu.Bloc
 """The arguments of `encode_weights`, in order."""
 
 
-def encode_weights_ahead(requests: Sequence[EncodingRequest]) -> None:
-    """Encode now, sharing the work with a second process (`split_map`), the streams of
-    `requests` that `encode_weights` has not memoised, so that it then finds them. A request
-    the encoder rejects is left for `encode_weights` to raise on."""
+def encode_weights_ahead(requests: Sequence[EncodingRequest], min_share: int | None = None) -> None:
+    """Encode now, sharing the work with a second process (`split_map`, from `min_share` bytes
+    of int16 weights), the streams of `requests` that `encode_weights` has not memoised, so
+    that it then finds them. A request the encoder rejects is left for `encode_weights` to
+    raise on."""
     keys = [key for key in dict.fromkeys(_encoding_key(request) for request in requests) if key not in _STREAMS]
-    streams = split_map(_encoded_or_none, keys, [len(key[2]) for key in keys])
+    streams = split_map(_encoded_or_none, keys, [len(key[2]) for key in keys], min_share)
     for key, stream in zip(keys, streams, strict=True):
         if stream is not None:
             _remember(key, stream)

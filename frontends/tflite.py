@@ -125,6 +125,8 @@ class TFLiteTensor:
 
 def _printable(text: str) -> str:
     """A name from the file as it can appear in a one-line message: unprintable characters escaped."""
+    if text.isprintable():  # nearly every name: each tensor's is prepared for its messages
+        return text
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 

@@ -101,6 +101,37 @@ def test_universe_names_our_three_dialects():
     assert set(CASCADE_UNIVERSE.all_dialects) == {"nn", "cascade", "ethosu"}
 
 
+def test_another_plugins_dialect_pass_target_and_frontend_register_from_one_scan(monkeypatch, valid_input):
+    """A third-party xDSL plugin's four kinds of entry all reach the driver, and the installed
+    plugins are scanned once for them all (xDSL's driver scans once per kind)."""
+    from xdsl.ir import Dialect
+    from xdsl.universe import Universe
+
+    installed = Universe.get_multiverse()
+    pass_, target, frontend = object(), object(), object()
+    scans = []
+
+    def multiverse() -> Universe:
+        scans.append(1)
+        return Universe(
+            all_dialects={**installed.all_dialects, "plugin": lambda: Dialect("plugin", [], [])},
+            all_passes={**installed.all_passes, "plugin-pass": lambda: pass_},  # type: ignore[dict-item]
+            all_targets={**installed.all_targets, "plugin-target": lambda: target},  # type: ignore[dict-item]
+            all_frontends={**installed.all_frontends, "plugin-format": lambda: frontend},  # type: ignore[dict-item]
+        )
+
+    monkeypatch.setattr(Universe, "get_multiverse", staticmethod(multiverse))
+    main = CascadeOptMain(args=[valid_input])
+    assert len(scans) == 1
+    assert "plugin" in main.ctx.registered_dialect_names
+    assert main.available_passes["plugin-pass"]() is pass_
+    assert main.available_targets["plugin-target"]() is target
+    assert main.available_frontends["plugin-format"]() is frontend
+    # Ours stay as registered over the plugins' (our tosa over xDSL's, our `tflite` format).
+    assert main.available_frontends["tflite"] is cascade_opt._parse_tflite
+    assert set(get_all_passes()) <= set(main.available_passes)
+
+
 def test_help_lists_every_pass_flag_with_its_summary(capsys):
     with pytest.raises(SystemExit) as exit_info:
         run(["--help"])

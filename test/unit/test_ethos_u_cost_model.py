@@ -127,8 +127,8 @@ def test_the_weights_of_a_cpu_operator_are_raw_and_never_encoded(
     model = EthosUCostModel(ARCH)
     assert not model.runs_on_npu(fc)
 
-    def refuse(*streams: object) -> None:
-        if any(streams):
+    def refuse(streams: object = (), *options: object) -> None:
+        if streams:  # what to encode: the requests ahead, or one stream's arguments
             raise AssertionError("a CPU operator's weights were encoded")
 
     monkeypatch.setattr(npu_lowering, "encode_weights", refuse)
@@ -410,6 +410,37 @@ def test_weights_sized_ahead_in_two_processes_are_those_sized_one_by_one(
     again.size_weights(weighted)
     assert [again.weight_buffer_bytes(op) for op in weighted] == expected
     assert len(encoded_here) == encoded
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the encoder's child is forked on Linux only")
+def test_only_the_upfront_sizing_forks_below_the_usual_share(
+    resnet8: list[OpInfo], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole streams sized before the search share the encoder from `UPFRONT_SHARE`; the
+    slices sized during it, each call a few streams, keep `parallel.MIN_SIZE`."""
+    from cascade import parallel
+    from cascade.ethos_u import cost_model, npu_lowering
+
+    weighted = [op for op in resnet8 if op.weights]
+    npu_lowering._STREAMS.clear()
+    cost_model._ENCODED_SIZES.clear()
+    monkeypatch.setattr(parallel, "available_cores", lambda: 2)
+    monkeypatch.setattr(parallel, "_can_fork", lambda: True)
+    monkeypatch.setattr(cost_model, "UPFRONT_SHARE", 0)
+    real_encode = npu_lowering._encode
+    encoded_here = []  # the child's calls land in the child's copy of the list
+
+    def counting_encode(*key: object) -> bytes:
+        encoded_here.append(key)
+        return real_encode(*key)
+
+    monkeypatch.setattr(npu_lowering, "_encode", counting_encode)
+    model = EthosUCostModel(ARCH)
+    model.size_weights(weighted)
+    assert 0 < len(encoded_here) < len(weighted)
+    encoded = len(encoded_here)
+    model.size_weight_slices(weighted[3], [16])
+    assert len(encoded_here) - encoded == weighted[3].output.shape[-1] // 16  # every slice, here
 
 
 def _count_encodings(monkeypatch: pytest.MonkeyPatch) -> list[OpInfo]:
