@@ -181,6 +181,51 @@ def failing_op(module: Operation) -> tuple[Operation, VerifyException] | None:
     return None
 
 
+def undefined_use(module: Operation) -> str | None:
+    """What is wrong with the first operand (in program order) not defined above its use, or
+    None: xDSL's parser accepts a name used on a line before the one defining it, where MLIR
+    requires a value to be defined earlier in the same block or in an enclosing one (the
+    passes would otherwise fail deep inside, or run an operator on a value not yet computed).
+    The returned text starts with the location of the operation that uses it. Regions of
+    several blocks (a branching CFG) and the module's own body (a graph region) are not
+    ordered and not checked."""
+    return _undefined_use_in(module, ())
+
+
+def _undefined_use_in(op: Operation, visible: tuple[set[SSAValue], ...]) -> str | None:
+    for region in op.regions:
+        unordered = isinstance(op, ModuleOp) or len(region.blocks) > 1
+        defined: set[SSAValue] = set()
+        if unordered:
+            for block in region.blocks:
+                defined.update(block.args)
+                for inner in block.ops:
+                    defined.update(inner.results)
+        scopes = (*visible, defined)
+        for block in region.blocks:
+            defined.update(block.args)
+            for inner in block.ops:
+                for index, operand in enumerate(inner.operands):
+                    if not any(operand in scope for scope in scopes):
+                        return _undefined_use_message(inner, index, operand)
+                if (problem := _undefined_use_in(inner, scopes)) is not None:
+                    return problem
+                defined.update(inner.results)
+    return None
+
+
+def _undefined_use_message(user: Operation, index: int, operand: SSAValue) -> str:
+    where = format_location(user.location) or "<unknown>"
+    owner = operand.owner
+    if isinstance(owner, Operation):
+        defined = format_location(owner.location)
+        at = f" at {defined}" if defined else ""
+        what = f"the result of '{owner.name}'{at}, which does not come before it in this block or an enclosing one"
+    else:
+        what = "an argument of a block that does not hold this operation"
+    return f"{where}: '{user.name}' op operand #{index} is {what}"
+
+
 def parse_error_line(error: ParseError) -> str:
     """A parse error on one line: `file:line:col: message`."""
     return f"{error.span.get_location()}: {error.msg}"
@@ -207,6 +252,8 @@ def parse_mlir(text: str, name: str, ctx: Context | None = None) -> ModuleOp:
         op, op_error = culprit
         where = format_location(op.location) or name
         raise LoadError(f"{where}: '{op.name}' op {op_error}") from None
+    if (problem := undefined_use(module)) is not None:
+        raise LoadError(problem)
     return module
 
 

@@ -62,7 +62,8 @@ PASSES: tuple[PassEntry, ...] = (
         "lower_to_ethosu",
         "LowerToEthosUPass",
         "lower scheduled IR to ethosu NPU commands",
-        "accelerator=NAME (default: the plan's) fc-on-npu=true|false (default: the plan's)",
+        "accelerator=NAME (default: the plan's) fc-on-npu=true|false (default: the plan's) "
+        "check-allocation=true|false (default true)",
     ),
     PassEntry(
         "ethosu-pipeline",

@@ -82,7 +82,7 @@ class EthosUPipelinePass(ModulePass):
             ),
             RollingBufferPass(),
             AllocateMemoryPass(accelerator=self.accelerator),
-            LowerToEthosUPass(accelerator=self.accelerator),
+            LowerToEthosUPass(accelerator=self.accelerator, check_allocation=False),  # allocate-memory checked
             RecordStreamConfigPass(self.system_config, self.memory_mode),
         )
 

@@ -168,22 +168,35 @@ class LowerToEthosUPass(ModulePass):
 
     Options: `accelerator` (Vela accelerator name; default: the one cascade-plan used, which it
     must be if given), `fc-on-npu` (lower fully_connected too; by default as cascade-plan's
-    `fc-on-npu` planned them, off unless that was given, see the module doc). The streams record
-    the plan's accelerator, system config and memory mode.
+    `fc-on-npu` planned them, off unless that was given, see the module doc),
+    `check-allocation` (default true: first check the placements as allocate-memory does,
+    `memory_check`; ethosu-pipeline, which has just allocated and checked them, says false).
+    The streams record the plan's accelerator, system config and memory mode.
     """
 
     name = "lower-to-ethosu"
 
     accelerator: str | None = None
     fc_on_npu: bool | None = None
+    check_allocation: bool = True
+    """The streams address memory where the placements say: two live buffers placed over each
+    other, or a buffer past the SRAM, would make a stream that computes garbage (placements
+    edited by hand, or from another tool)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from cascade.ethos_u.npu_lowering import forget_costing_views
         from cascade.passes.cascade_plan import planned_fc_on_npu, planned_target
+        from cascade.passes.memory_check import ALLOCATED_PEAK_ATTR, check_memory
 
         try:
             for function in [f for f in op.ops if isinstance(f, FuncOp) and f.body.blocks]:
                 accelerator, system_config, memory_mode = planned_target(function, self.accelerator, self.name)
+                allocated = ALLOCATED_PEAK_ATTR in function.attributes  # else lower_function says so
+                if self.check_allocation and allocated and (problems := check_memory(function)):
+                    raise DiagnosticException(
+                        f"lower-to-ethosu: @{function.sym_name.data}: the allocation is not valid: "
+                        + "; ".join(problems[:5])
+                    )
                 try:
                     fc_on_npu = planned_fc_on_npu(function) if self.fc_on_npu is None else self.fc_on_npu
                     streams = lower_function(function, accelerator, fc_on_npu=fc_on_npu, memory_mode=memory_mode)
@@ -865,15 +878,20 @@ def _shifted(placement: Placement, delta: int) -> Placement:
 
 
 def _dtype(value: SSAValue) -> np.dtype:
-    assert isinstance(value.type, TensorType)
-    element = value.type.get_element_type()
-    assert isinstance(element, IntegerType)
+    from cascade.interpreter.constants import InterpretationError
+
+    element = value.type.get_element_type() if isinstance(value.type, TensorType) else None
+    if not isinstance(element, IntegerType) or element.width.data not in (8, 16, 32):
+        raise InterpretationError(f"lowered IR holds int8, int16 and int32 tensors in memory, not {value.type}")
     return np.dtype(f"<i{element.width.data // 8}")
 
 
 def _int_attr(function: FuncOp, name: str) -> int:
-    attr = function.attributes[name]
-    assert isinstance(attr, IntegerAttr)
+    from cascade.interpreter.constants import InterpretationError
+
+    attr = function.attributes.get(name)
+    if not isinstance(attr, IntegerAttr):
+        raise InterpretationError(f"@{function.sym_name.data} has no integer {name} (lowered by lower-to-ethosu?)")
     return attr.value.data
 
 
@@ -900,7 +918,8 @@ def execute_lowered(module: ModuleOp, inputs: Sequence[np.ndarray], poison: int 
     from xdsl.interpreter import Interpreter
 
     from cascade.ethos_u.serialize import command_stream_words
-    from cascade.interpreter.ethosu import EthosUMachine
+    from cascade.interpreter.constants import InterpretationError
+    from cascade.interpreter.ethosu import EthosUMachine, FunctionalModelError
     from cascade.interpreter.nn import NNFunctions, ProgramRun, constant_array, main_function
     from cascade.passes.memory_check import ALLOCATED_DRAM_ATTR, ALLOCATED_PEAK_ATTR, arg_placement
 
@@ -913,14 +932,22 @@ def execute_lowered(module: ModuleOp, inputs: Sequence[np.ndarray], poison: int 
         npu_memories[SCRATCH_REGION] = memories[MemoryRegion.DRAM]
     values: dict[SSAValue, np.ndarray] = {}
 
+    def placed(value: SSAValue, attr: PlacementAttr, size: int) -> slice:
+        memory = memories.get(attr.get_region())
+        start = attr.get_offset()
+        if memory is None or start + size > memory.size:
+            where = f"{attr.get_region().name} of {memory.size} bytes" if memory is not None else "no memory"
+            raise InterpretationError(f"{value.type} placed at [{start}, {start + size}) lies outside the {where}")
+        return slice(start, start + size)
+
     def store(value: SSAValue, attr: PlacementAttr, array: np.ndarray) -> None:
         data = np.ascontiguousarray(array, dtype=_dtype(value)).view(np.uint8).reshape(-1)
-        memories[attr.get_region()][attr.get_offset() : attr.get_offset() + data.size] = data
+        memories[attr.get_region()][placed(value, attr, data.size)] = data
 
     def load(value: SSAValue, attr: PlacementAttr) -> np.ndarray:
         dtype = _dtype(value)
         count = int(np.prod(_shape(value))) * dtype.itemsize
-        raw = memories[attr.get_region()][attr.get_offset() : attr.get_offset() + count]
+        raw = memories[attr.get_region()][placed(value, attr, count)]
         return raw.view(dtype).reshape(_shape(value)).copy()
 
     for index, (arg, array) in enumerate(zip(function.args, inputs, strict=True)):
@@ -935,10 +962,14 @@ def execute_lowered(module: ModuleOp, inputs: Sequence[np.ndarray], poison: int 
             values[op.result] = constant_array(op.value)
         elif isinstance(op, ethosu.CommandStreamOp):
             machine = EthosUMachine(op.accelerator.data, {FLASH_REGION: op.flash_image(), **npu_memories})
-            machine.run_register_stream(command_stream_words(op))
+            try:
+                machine.run_register_stream(command_stream_words(op))
+            except FunctionalModelError as error:  # hand-edited streams: addresses outside memory
+                raise InterpretationError(f"{_describe(op)}: the NPU cannot run it: {error}") from None
         elif isinstance(op, UnrealizedConversionCastOp):
-            attr = op.attributes[PLACEMENT_ATTR]
-            assert isinstance(attr, PlacementAttr)
+            attr = op.attributes.get(PLACEMENT_ATTR)
+            if not isinstance(attr, PlacementAttr):
+                raise InterpretationError(f"{_describe(op)} loads from memory but has no {PLACEMENT_ATTR}")
             values[op.results[0]] = load(op.results[0], attr)
         elif isinstance(op, nn.NNOperation):
             result = np.asarray(interpreter.run_op(op, tuple(values[v] for v in op.operands))[0])
@@ -950,8 +981,17 @@ def execute_lowered(module: ModuleOp, inputs: Sequence[np.ndarray], poison: int 
             computed = {v: a for v, a in values.items() if not isinstance(v.owner, arith.ConstantOp)}
             return ProgramRun([values[v] for v in op.arguments], computed)
         else:
-            raise ValueError(f"cannot run {op.name} in lowered IR")
-    raise ValueError("@main has no return")
+            raise InterpretationError(f"{_describe(op)}: lowered IR runs command streams and nn operators only")
+    raise InterpretationError("@main has no return")
+
+
+def _describe(op: Operation) -> str:
+    """`op` for a message: its name and location (the driver's `describe_op`, without the
+    tools package)."""
+    from cascade.frontends.loader import format_location
+
+    location = format_location(op.location)
+    return f"{op.name} at {location}" if location else op.name
 
 
 def read_from_npu(module: ModuleOp) -> list[SSAValue]:

@@ -40,7 +40,7 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from cascade.frontends.loader import LocatingParser, failing_op, format_location
+from cascade.frontends.loader import LocatingParser, failing_op, format_location, undefined_use
 from cascade.passes import PASSES, get_all_passes
 from cascade.universe import get_all_dialects, get_dialect_overrides
 
@@ -52,6 +52,10 @@ PROG = "cascade-opt"
 DEBUG_ENV = "CASCADE_DEBUG"
 FLAG_PASSES_DEST = "flag_passes"
 PASS_OPTIONS_FLAG = "--pass-options"
+OUR_DIALECTS = ("nn", "cascade", "ethosu")
+MAX_INPUT_BYTES = 1 << 31
+"""The largest input read: a TFLite flatbuffer holds at most 2 GiB (larger models keep their
+buffers outside it, which the importer does not support)."""
 
 
 def _own_version() -> str:
@@ -587,12 +591,23 @@ class CascadeOptMain(xDSLOptMain):
     def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
         self.stage = "reading input"
         try:
-            return super().prepare_input()
+            chunks, extension = super().prepare_input()
+            return [(self._bounded(chunk), offset) for chunk, offset in chunks], extension
         except OSError as error:
             raise UserError(f"cannot read '{error.filename}': {error.strerror}") from None
         except ValueError as error:
             known = ", ".join(f".{name}" for name in self.available_frontends)
             raise UserError(f"{self.get_input_name()}: {error}; known input formats: {known} (or -f FORMAT)") from None
+
+    def _bounded(self, stream: IO[bytes]) -> IO[bytes]:
+        """`stream` read whole, up to `MAX_INPUT_BYTES`: an endless input (`/dev/zero`) is an
+        error, not a hang."""
+        with stream:
+            data = stream.read(MAX_INPUT_BYTES + 1)
+        if len(data) > MAX_INPUT_BYTES:
+            limit = f"{MAX_INPUT_BYTES} bytes, the most a TFLite file holds"
+            raise UserError(f"{self.get_input_name()}: the input is larger than {limit}")
+        return io.BytesIO(data)
 
     binary_output: BinaryOutput | None = None
     pending_output: PendingOutput | None = None
@@ -623,7 +638,10 @@ class CascadeOptMain(xDSLOptMain):
         factory = self.available_targets.get(name)
         if factory is None or inspect.signature(factory).parameters:
             return None
-        target_class = factory()  # type: ignore[call-arg]
+        try:
+            target_class = factory()  # type: ignore[call-arg]
+        except ImportError as error:  # an optional dependency of one of xDSL's targets (llvmlite)
+            raise UserError(f"-t {name}: the target needs the Python module '{error.name}', not installed") from None
         return name if isinstance(target_class, type) and issubclass(target_class, BinaryTarget) else None
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
@@ -641,7 +659,7 @@ class CascadeOptMain(xDSLOptMain):
             raise UserError(f"{self.get_input_name()}: input is not UTF-8 text ({error})") from None
         parser = LocatingParser(self.ctx, text, self.get_input_name(), line_offset=start_offset)
         try:
-            return parser.parse_module(not self.args.no_implicit_module)
+            module = parser.parse_module(not self.args.no_implicit_module)
         except (VerifyException, ValueError) as error:
             # An attribute or type that fails its own check while being parsed: a verifier
             # (`300 : i8`) or a constructor that raises ValueError (`dense<4294967297> : tensor<i32>`).
@@ -652,9 +670,15 @@ class CascadeOptMain(xDSLOptMain):
             if diagnostic is error:
                 raise
             raise diagnostic from error
+        if (problem := undefined_use(module)) is not None:
+            diagnostic = VerifyException(problem.split(": ", 1)[1])
+            self.located = LocatedDiagnostic(diagnostic, problem.replace(": ", ": error: ", 1))
+            raise diagnostic
+        return module
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
         self.stage = "printing"
+        self._check_foreign_target(prog)
         if self.binary_output is None:
             return super().output_resulting_program(prog)
         # A binary target: its bytes go straight to the binary output, no text is printed.
@@ -665,11 +689,28 @@ class CascadeOptMain(xDSLOptMain):
         self.binary_output.write_bytes(target.emit_bytes(self.ctx, prog))  # type: ignore[attr-defined]
         return ""
 
+    def _check_foreign_target(self, prog: ModuleOp) -> None:
+        """xDSL's other targets (LLVM, assembly, WebAssembly, ...) print their own dialects and
+        fail deep inside, or print nothing, on ours: say so instead."""
+        from xdsl.utils.arg_spec import parse_spec
+
+        from cascade.ethos_u.targets import get_all_targets
+
+        name = parse_spec(self.args.target).name
+        if name == "mlir" or name in get_all_targets():
+            return
+        ours = next((op for op in prog.walk() if op.name.split(".", 1)[0] in OUR_DIALECTS), None)
+        if ours is not None:
+            raise UserError(
+                f"-t {name}: xDSL's {name} target does not take {'/'.join(OUR_DIALECTS)} operations "
+                f"({describe_op(ours)}); use -t mlir, ethosu-cs or ethosu-tflite"
+            )
+
     def describe(self, error: DiagnosticException) -> str:
         """The report of a diagnostic: located when it is a verifier error on parsed IR."""
         if self.located is not None and self.located.error is error:
             return self.located.report
-        return f"{PROG}: error: {error}"
+        return f"{PROG}: error: {_clipped_message(str(error))}"
 
 
 def _check_writable(path: str, what: str = "") -> None:
@@ -798,11 +839,32 @@ def _report(error: Exception, driver: CascadeOptMain | None) -> str:
     if isinstance(error, ParseError):
         return format_parse_error(error)
     if isinstance(error, DiagnosticException):
-        return driver.describe(error) if driver is not None else f"{PROG}: error: {error}"
+        return driver.describe(error) if driver is not None else f"{PROG}: error: {_clipped_message(str(error))}"
     stage = driver.stage if driver is not None else "startup"
     if isinstance(error, OSError) and error.strerror:  # a full disk, a closed pipe
         return f"{PROG}: error: {stage}: {error.strerror}"
-    return f"{PROG}: internal error in {stage}: {type(error).__name__}: {error} (set {DEBUG_ENV}=1 for the traceback)"
+    message = _clipped_message(str(error), MAX_INTERNAL_MESSAGE)
+    return f"{PROG}: internal error in {stage}: {type(error).__name__}: {message} (set {DEBUG_ENV}=1 for the traceback)"
+
+
+MAX_MESSAGE = 2000
+"""Characters of a diagnostic shown, on one line. Some of xDSL's passes and targets put the
+whole module in their messages (transform-interpreter on ds_cnn_kws: 60 KB, weights and all)."""
+MAX_INTERNAL_MESSAGE = 300
+"""Characters of an unexpected exception's message shown."""
+
+
+def _clipped_message(message: str, limit: int = MAX_MESSAGE) -> str:
+    """`message` as it is if it is one line within `limit`, else the start of its first line
+    and the end of its last, where the reason usually is."""
+    message = message.strip()
+    lines = message.splitlines() or [""]
+    if len(message) <= limit and len(lines) == 1:
+        return message
+    if len(lines) == 1:
+        return message[:limit] + " ..."
+    half = limit // 2
+    return f"{lines[0][:half]} ... {lines[-1].strip()[-half:]}"
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -177,6 +177,19 @@ def test_missing_input_is_one_error_line(tmp_path, capsys):
     assert err == f"cascade-opt: error: cannot read '{missing}': No such file or directory\n"
 
 
+@pytest.mark.parametrize("fmt", ["mlir", "tflite"])
+def test_an_input_past_the_limit_is_one_error_line_not_a_hang(tmp_path, capsys, monkeypatch, fmt):
+    """`-f tflite /dev/zero` read forever; the input is read up to 2 GiB (here 100 bytes)."""
+    monkeypatch.setattr(cascade_opt, "MAX_INPUT_BYTES", 100)
+    big = tmp_path / "big.bin"
+    big.write_bytes(b"\0" * 101)
+    status, err = run_and_capture(["-f", fmt, str(big)], capsys)
+    assert status == 1
+    assert err == f"cascade-opt: error: {big}: the input is larger than 100 bytes, the most a TFLite file holds\n"
+    big.write_text(VALID + " " * (100 - len(VALID)))  # exactly the limit: read and parsed
+    assert run_and_capture(["-f", "mlir", str(big)], capsys)[0] == 0
+
+
 def test_parse_error_is_located(tmp_path, capsys):
     path = tmp_path / "bad.mlir"
     path.write_text("func.func @f() {\n  %0 = arith.addi %x, %x : i32\n  func.return\n}\n")

@@ -408,8 +408,11 @@ def test_unspilled_programs_address_only_region_1() -> None:
 def test_lowering_refuses_dram_placements_without_their_size() -> None:
     module = _allocated("resnet8_nosoftmax")
     del main_function(module).attributes[ALLOCATED_DRAM_ATTR]
-    with pytest.raises(DiagnosticException, match=f"DRAM placements but no {ALLOCATED_DRAM_ATTR}"):
+    with pytest.raises(DiagnosticException, match=f"placed in DRAM but the function has no {ALLOCATED_DRAM_ATTR}"):
         LowerToEthosUPass(accelerator=ACCELERATOR).apply(Context(), module)
+    # The lowering's own check, behind the allocation check.
+    with pytest.raises(DiagnosticException, match=f"DRAM placements but no {ALLOCATED_DRAM_ATTR}"):
+        LowerToEthosUPass(accelerator=ACCELERATOR, check_allocation=False).apply(Context(), module)
 
 
 # --------------------------------------------------------------------------- #
