@@ -720,7 +720,9 @@ def _check_writable(path: str, what: str = "") -> None:
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     reason = None
-    if target.is_dir():
+    if not path:
+        reason = "the file name is empty"
+    elif target.is_dir():
         reason = "Is a directory"
     elif not directory.is_dir():
         reason = "No such file or directory"

@@ -190,6 +190,14 @@ def test_an_input_past_the_limit_is_one_error_line_not_a_hang(tmp_path, capsys, 
     assert run_and_capture(["-f", "mlir", str(big)], capsys)[0] == 0
 
 
+@pytest.mark.parametrize("flag", ["-o", "--report"])
+def test_an_empty_output_name_says_so(valid_input, capsys, flag):
+    status, err = run_and_capture([valid_input, flag, ""], capsys)
+    assert status == 1
+    what = "report " if flag == "--report" else ""
+    assert err == f"cascade-opt: error: cannot write {what}'': the file name is empty\n"
+
+
 def test_parse_error_is_located(tmp_path, capsys):
     path = tmp_path / "bad.mlir"
     path.write_text("func.func @f() {\n  %0 = arith.addi %x, %x : i32\n  func.return\n}\n")
