@@ -20,18 +20,24 @@ In generic form the ops carry their fields as properties, and attributes print a
 `#ethosu.<name><...>` or `#ethosu<name value>`; upstream MLIR parses this with
 `--allow-unregistered-dialect`. No xDSL-only builtin attribute (e.g. `#builtin.int`) is printed.
 
-`ethosu.vela.api` is imported on first use (it imports numpy), so loading the dialect is cheap.
+The verifiers accept only commands Vela's generator encodes for the stream's accelerator: block
+configs its own SHRAM check accepts, memory ranges within the address space, sizes within the
+16-bit registers, and the quantization it reads to scale the OFM.
+
+`ethosu.vela.api` is imported on first use (it imports numpy), so loading the dialect is cheap;
+verifying a command imports Vela's generator.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache, wraps
 from types import ModuleType
-from typing import TYPE_CHECKING, ClassVar, Self, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypedDict, TypeVar
 
 from typing_extensions import Unpack
 from xdsl.dialects.builtin import (
@@ -112,6 +118,10 @@ POOL_MAX_KERNEL_HEIGHT = 256
 POOL_MAX_KERNEL_AREA = 256 * 256
 """`filter_product_range = (1, 256 * 256)`: pooling kernel width times height."""
 
+FM_DIMENSION_MAX = 1 << 16
+"""Feature-map heights, widths and depths are programmed minus one in the 16-bit parameter of
+`NPU_SET_{IFM,IFM2,OFM}_*_M1`; Vela masks larger values to 16 bits without a word."""
+
 ACCELERATORS: Mapping[str, str] = {
     "ethos-u55-32": "Ethos_U55_32",
     "ethos-u55-64": "Ethos_U55_64",
@@ -146,6 +156,33 @@ def _vela() -> ModuleType:
     from ethosu.vela import api
 
     return api
+
+
+@lru_cache(maxsize=len(ACCELERATORS))
+def _vela_arch(accelerator: str) -> Any:
+    """Vela's default `ArchitectureFeatures` of `accelerator`: what its register-stream
+    generator checks commands against (address space, SHRAM, block configs)."""
+    # Built there with stdout silenced (Vela prints configuration warnings on first use).
+    from cascade.ethos_u.arch import vela_default_arch
+
+    return vela_default_arch(accelerator)
+
+
+def _address_limit(accelerator: str, region: int) -> int:
+    """The largest end offset Vela's `check_mem_limits` accepts in `region`: the AXI address
+    space (2^32 bytes on Ethos-U55, 2^40 on Ethos-U65), or the SHRAM size for region 0x103."""
+    arch = _vela_arch(accelerator)
+    return arch.shram_size_bytes if region == SHRAM_REGION else arch.max_address_offset
+
+
+def _check_range_end(what: str, region: int, end: int, accelerator: str) -> None:
+    if end <= (limit := _address_limit(accelerator, region)):
+        return
+    if region == SHRAM_REGION:
+        raise VerifyException(f"{what} ends at byte {end:#x} of SHRAM, past the {accelerator} SHRAM ({limit:#x} bytes)")
+    raise VerifyException(
+        f"{what} ends at byte {end:#x} of region {region}, past the {accelerator} address space ({limit:#x} bytes)"
+    )
 
 
 _AttrT = TypeVar("_AttrT", bound=Attribute)
@@ -951,6 +988,24 @@ class ScalarAttr(ParametrizedAttribute):
     def verify(self) -> None:
         _check_finite(self.value.data, "scalar value")
 
+    def verify_quantizable(self) -> None:
+        """The value quantized as Vela's generator does (`quantise`) must fit the data type:
+        it asserts so before programming `NPU_SET_IFM2_SCALAR`."""
+        from ethosu.vela.register_command_stream_util import quantise
+
+        fm = self.to_vela_feature_map()
+        low, high = fm.data_type.min_value(), fm.data_type.max_value()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numpy's division by a zero scale
+            try:
+                quantized = quantise(self.value.data, fm.quantization)
+            except (OverflowError, ValueError):  # an infinite or NaN quotient
+                quantized = None
+        if quantized is None or not low <= quantized <= high:
+            raise VerifyException(
+                f"scalar {self.value.data} quantizes outside the {self.data_type.data.value} range [{low}, {high}]"
+            )
+
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
@@ -1103,6 +1158,32 @@ class FeatureMapAttr(ParametrizedAttribute):
         for axis, stride in checked.items():
             if stride % required:
                 raise VerifyException(f"{layout.value} {axis} stride ({stride}) must be a multiple of {required}")
+
+    @property
+    def end_address(self) -> int:
+        """One past the last byte any of its tiles covers: the end of the ranges Vela's
+        `get_address_ranges` gives, which its generator checks against the region size."""
+        cached = self.__dict__.get("_end_address")
+        if cached is None:
+            from ethosu.vela.register_command_stream_util import get_address_ranges
+
+            ranges = [r for r in get_address_ranges(self.to_vela()) if r is not None]
+            cached = max(r.address + r.length for r in ranges)
+            self.__dict__["_end_address"] = cached  # a frozen dataclass: bypass its __setattr__
+        return cached
+
+    def verify_encodable(self, what: str, accelerator: str) -> None:
+        """What the command's registers cannot hold on `accelerator`: tiles past the address
+        space of the region, strides beyond it, dimensions wider than the 16-bit registers."""
+        _check_range_end(what, self.region.data, self.end_address, accelerator)
+        limit = _address_limit(accelerator, self.region.data)
+        if (strides := self.strides_or_none) is not None and max(strides.as_tuple()) >= limit:
+            raise VerifyException(f"{what} strides {list(strides.as_tuple())} exceed the {limit:#x}-byte address space")
+        if max(self.shape.as_tuple()) > FM_DIMENSION_MAX:
+            raise VerifyException(
+                f"{what} shape {list(self.shape.as_tuple())} exceeds {FM_DIMENSION_MAX} in a dimension "
+                "(the NPU's 16-bit size registers)"
+            )
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
@@ -1314,6 +1395,40 @@ class CommandStreamOp(IRDLOperation):
         return cls(accelerator, [op_from_vela(npu_op) for npu_op in npu_ops])
 
 
+def _has_scale(quant: QuantizationAttr | None) -> bool:
+    return quant is not None and quant.scale_value is not None
+
+
+_BLOCK_FITS: dict[tuple[object, ...], bool] = {}
+MAX_BLOCK_FITS = 4096
+"""Block-config verdicts remembered per process: a lowered network has a few hundred distinct
+ones, each of Vela's checks costs 10-20 us and every command is verified."""
+
+
+def _block_config_fits(op: _BlockOp, accelerator: str) -> bool:
+    """Whether Vela's generator finds a SHRAM layout for the command's block config: its own
+    `get_arch_block_config` (`try_block_config`, which the lowering's `npu_find_block_configs`
+    asks too), memoised by what it reads."""
+    key = (accelerator, op._block_fit_key())
+    fits = _BLOCK_FITS.get(key)
+    if fits is not None:
+        return fits
+    from ethosu.vela.register_command_stream_generator import get_arch_block_config
+
+    npu_op = op.to_vela()
+    # The generator passes Conv2D's traversal, depth-first for the others.
+    traversal = getattr(npu_op, "block_traversal", None) or _vela().NpuBlockTraversal.DEPTH_FIRST
+    try:
+        # None under `python -O`, which strips the generator's assertion.
+        fits = get_arch_block_config(npu_op, traversal, _vela_arch(accelerator)) is not None
+    except AssertionError:
+        fits = False
+    if len(_BLOCK_FITS) >= MAX_BLOCK_FITS:
+        _BLOCK_FITS.clear()
+    _BLOCK_FITS[key] = fits
+    return fits
+
+
 class BlockOptions(TypedDict, total=False):
     """Optional fields of all block-op constructors; absent ones take Vela's defaults."""
 
@@ -1426,12 +1541,78 @@ class _BlockOp(IRDLOperation):
         return () if self.biases is None else self.biases.data
 
     def verify_(self) -> None:
+        """The fields on their own, then what Vela's register-stream generator needs to encode
+        the command for the stream's accelerator (it would otherwise fail inside)."""
+        self._verify_fields()
+        stream = self.parent_op()
+        if isinstance(stream, CommandStreamOp) and (accelerator := stream.accelerator.data) in ACCELERATORS:
+            self._verify_encodable(accelerator)
+
+    def _verify_fields(self) -> None:
+        """Checks of the fields, accelerator aside; subclasses extend it."""
         if min(self.block_config.as_tuple()) < 1:
             raise VerifyException(f"block config must be positive, got {list(self.block_config.as_tuple())}")
         if self.HAS_WEIGHTS:
             self._verify_weights()
         elif self.weights is not None or self.biases is not None:
             raise VerifyException(f"'{self.name}' must not have weights or biases")
+
+    def _feature_maps(self) -> dict[str, FeatureMapAttr]:
+        """The feature maps the command reads and writes, by name."""
+        return {"ifm": self.ifm, "ofm": self.ofm}
+
+    def _verify_encodable(self, accelerator: str) -> None:
+        """In the order Vela's generator checks: memory ranges, then registers, then SHRAM."""
+        for what, fm in self._feature_maps().items():
+            fm.verify_encodable(what, accelerator)
+        for what, ranges in (("weight", self.weight_ranges), ("bias", self.bias_ranges)):
+            for r in ranges:
+                _check_range_end(f"{what} range", r.region, r.address + r.length, accelerator)
+        if not _block_config_fits(self, accelerator):
+            raise VerifyException(self._block_config_misfit(accelerator))
+
+    def _block_fit_key(self) -> tuple[object, ...]:
+        """Everything of the command Vela's `get_arch_block_config` reads, beside the
+        accelerator: whether its block config fits depends on these only."""
+        activation = self.activation
+        return (
+            type(self),
+            self.block_config.as_tuple(),
+            self.ifm.shape.as_tuple(),
+            self.ifm.data_type.data,
+            self.ofm.shape.as_tuple(),
+            self.ifm_upscale.data,
+            None if activation is None else activation.kind.data,
+            all(_has_scale(fm.quantization_or_none) for fm in self._feature_maps().values()),
+        )
+
+    def _block_config_misfit(self, accelerator: str) -> str:
+        """Why the block config is refused, with one that fits as the lowering would pick it."""
+        # Imported here: the lowering imports this module.
+        from cascade.ethos_u.npu_lowering import block_configs, pick_block_config
+
+        arch = _vela_arch(accelerator)
+        block = self.block_config.as_tuple()
+        ublock = [arch.ofm_ublock.height, arch.ofm_ublock.width, arch.ofm_ublock.depth]
+        largest = [arch.ofm_block_max.height, arch.ofm_block_max.width, arch.ofm_block_max.depth]
+        try:
+            candidates = block_configs(self, accelerator)
+        except AssertionError:  # `npu_find_block_configs` asserts that it found one
+            candidates = []
+        # It skips odd heights and widths on some accelerators: the micro-block itself may fit.
+        candidates = candidates or [tuple(ublock)]
+        fitting = [b for b in candidates if _block_config_fits(self.with_block(b), accelerator)]
+        choice = list(pick_block_config(fitting, self.ofm.shape.as_tuple())) if fitting else None
+        if any(b > m or b % u for b, m, u in zip(block, largest, ublock, strict=True)):
+            message = (
+                f"block config {list(block)} is not a block {accelerator} runs: "
+                f"blocks are multiples of {ublock} up to {largest}"
+            )
+            return message if choice is None else f"{message}; for this operation {choice} does"
+        message = (
+            f"block config {list(block)} does not fit the shared buffer (SHRAM) of {accelerator} for this operation"
+        )
+        return message if choice is None else f"{message}; {choice} does"
 
     def _verify_weights(self) -> None:
         """One weight and one bias range per core, each in one region, in 16-byte units."""
@@ -1499,8 +1680,8 @@ class _KernelOp(_BlockOp):
     kernel = prop_def(KernelAttr)
     padding = prop_def(PaddingAttr)
 
-    def verify_(self) -> None:
-        super().verify_()
+    def _verify_fields(self) -> None:
+        super()._verify_fields()
         height, width = self.kernel.dilated_height, self.kernel.dilated_width
         if height > self.MAX_KERNEL_HEIGHT:
             raise VerifyException(f"'{self.name}' kernel height {height} (dilated) exceeds {self.MAX_KERNEL_HEIGHT}")
@@ -1508,6 +1689,9 @@ class _KernelOp(_BlockOp):
             raise VerifyException(
                 f"'{self.name}' kernel area {height * width} (dilated) exceeds {self.MAX_KERNEL_AREA}"
             )
+
+    def _block_fit_key(self) -> tuple[object, ...]:
+        return (*super()._block_fit_key(), self.kernel.as_tuple())
 
     def _fill_vela(self, npu_op: vela_api.NpuBlockOperation) -> None:
         super()._fill_vela(npu_op)
@@ -1584,6 +1768,9 @@ class Conv2DOp(_ConvOp):
     def _new_vela_op(self) -> vela_api.NpuConv2DOperation:
         return _vela().NpuConv2DOperation()
 
+    def _block_fit_key(self) -> tuple[object, ...]:
+        return (*super()._block_fit_key(), self.block_traversal.data)
+
     def _fill_vela(self, npu_op: vela_api.NpuBlockOperation) -> None:
         super()._fill_vela(npu_op)
         npu_op.block_traversal = _enum_to_vela(self.block_traversal.data, "NpuBlockTraversal")
@@ -1601,8 +1788,8 @@ class DepthwiseConv2DOp(_ConvOp):
 
     assembly_format = f"{_KERNEL_HEAD_FORMAT} (`traversal` $block_traversal^)? {_OPTIONS_FORMAT}"
 
-    def verify_(self) -> None:
-        super().verify_()
+    def _verify_fields(self) -> None:
+        super()._verify_fields()
         ifm_depth, ofm_depth = self.ifm.shape.depth, self.ofm.shape.depth
         if ifm_depth != ofm_depth:
             raise VerifyException(
@@ -1649,6 +1836,41 @@ class PoolingOp(_KernelOp):
             "rescale": None if rescale is None else FloatAttr(float(rescale), f64),
         }
         super().__init__(properties=properties)
+
+    def _verify_fields(self) -> None:
+        super()._verify_fields()
+        self._verify_ofm_scaling()
+
+    def _verify_ofm_scaling(self) -> None:
+        """The quantization Vela's `generate_ofm_scaling_for_pooling` reads: it programs one
+        OFM scale for an average or reduce-sum pooling without padding."""
+        if self.kind.data == PoolingKind.MAX or max(self.padding.as_tuple()):
+            return
+        ifm, ofm = self.ifm.quantization_or_none, self.ofm.quantization_or_none
+        what = f"unpadded {self.kind.data.value} pooling"
+        activation = self.activation.kind.data if self.activation is not None else None
+        if activation in (ActivationKind.SIGMOID, ActivationKind.TANH):
+            if not _has_scale(ifm):
+                raise VerifyException(f"{what} with {activation.value} needs an IFM quantization scale")
+            return
+        if self.fused_quantize is not None:
+            if not (_has_scale(ifm) and _has_scale(ofm)):
+                raise VerifyException(f"{what} with fused_quantize needs IFM and OFM quantization scales")
+            return
+        if self.rescale is None and (ifm is None or ofm is None):
+            raise VerifyException(f"{what} needs IFM and OFM quantization, or a rescale, to scale its OFM")
+
+    def _verify_encodable(self, accelerator: str) -> None:
+        # Vela's `generate_pooling_op` refuses a brick-format IFM of int32, or on two cores.
+        if self.kind.data == PoolingKind.REDUCE_SUM and self.ifm.layout.data != Layout.NHWC:
+            if self.ifm.data_type.data == DataType.INT32:
+                raise VerifyException("reduce_sum pooling of an i32 IFM needs it in nhwc layout")
+            if cores(accelerator) > 1:
+                raise VerifyException(f"reduce_sum pooling on {accelerator} needs an nhwc IFM")
+        super()._verify_encodable(accelerator)
+
+    def _block_fit_key(self) -> tuple[object, ...]:
+        return (*super()._block_fit_key(), self.kind.data)
 
     def _new_vela_op(self) -> vela_api.NpuPoolingOperation:
         return _vela().NpuPoolingOperation(_enum_to_vela(self.kind.data, "NpuPoolingOp"))
@@ -1721,8 +1943,8 @@ class ElementwiseOp(_BlockOp):
         }
         super().__init__(properties=properties)
 
-    def verify_(self) -> None:
-        super().verify_()
+    def _verify_fields(self) -> None:
+        super()._verify_fields()
         kind = self.kind.data
         operand_count = (self.ifm2 is not None) + (self.ifm2_scalar is not None)
         if kind.is_unary and operand_count:
@@ -1731,12 +1953,42 @@ class ElementwiseOp(_BlockOp):
             raise VerifyException(f"binary elementwise '{kind.value}' needs exactly one of ifm2 and scalar")
         if kind.is_unary and self.reversed_operands is not None:
             raise VerifyException("reversed_operands needs a binary elementwise kind")
+        self._verify_rescale()
+        self._verify_generator_inputs()
+
+    def _verify_rescale(self) -> None:
         if self.rescale is None:
             return
+        kind = self.kind.data
         if kind not in (ElementwiseKind.ADD, ElementwiseKind.SUB, ElementwiseKind.MUL):
             raise VerifyException(f"rescale applies to add, sub and mul only, not '{kind.value}'")
         if len(self.rescale) != 2:
             raise VerifyException(f"rescale must be [scale, shift], got {len(self.rescale)} values")
+
+    def _verify_generator_inputs(self) -> None:
+        """What Vela's `generate_elementwise_op` reads: the OFM scale of lrelu and abs, an IFM2
+        that broadcasts, a scalar that quantizes into its data type."""
+        kind = self.kind.data
+        if kind in (ElementwiseKind.LRELU, ElementwiseKind.ABS) and not _has_scale(self.ofm.quantization_or_none):
+            raise VerifyException(f"elementwise '{kind.value}' needs an OFM quantization scale")
+        if (ifm2 := self.ifm2) is not None:
+            ifm_shape, ifm2_shape = self.ifm.shape.as_tuple(), ifm2.shape.as_tuple()
+            if any(a != b and b != 1 for a, b in zip(ifm_shape, ifm2_shape, strict=True)):
+                raise VerifyException(
+                    f"ifm2 shape {list(ifm2_shape)} must equal the ifm shape {list(ifm_shape)} "
+                    "or be 1 where it differs (broadcast)"
+                )
+        if (scalar := self.ifm2_scalar) is not None:
+            scalar.verify_quantizable()
+
+    def _feature_maps(self) -> dict[str, FeatureMapAttr]:
+        maps = super()._feature_maps()
+        return maps if self.ifm2 is None else {**maps, "ifm2": self.ifm2}
+
+    def _block_fit_key(self) -> tuple[object, ...]:
+        ifm2, scalar = self.ifm2, self.ifm2_scalar
+        scalar_scaled = None if scalar is None else _has_scale(_quant_or_none(scalar.quantization))
+        return (*super()._block_fit_key(), None if ifm2 is None else ifm2.shape.as_tuple(), scalar_scaled)
 
     def _new_vela_op(self) -> vela_api.NpuElementWiseOperation:
         return _vela().NpuElementWiseOperation(_enum_to_vela(self.kind.data, "NpuElementWiseOp"))
@@ -1821,6 +2073,11 @@ class DmaOp(IRDLOperation):
             raise VerifyException(f"dma mode must be 0 (external) or 1 (internal), got {mode}")
         if (channel := self.channel.value.data) < 0:
             raise VerifyException(f"dma channel must be non-negative, got {channel}")
+        stream = self.parent_op()
+        if not isinstance(stream, CommandStreamOp) or (accelerator := stream.accelerator.data) not in ACCELERATORS:
+            return
+        for what, r in (("dma source", self.src), ("dma destination", self.dest)):
+            _check_range_end(what, r.region, r.address + r.length, accelerator)
 
     def to_vela(self) -> vela_api.NpuDmaOperation:
         """The equivalent `NpuDmaOperation` (a fresh object)."""

@@ -1,7 +1,8 @@
 """Serialization of `ethosu.command_stream` through Vela, and its inverse, a disassembler.
 
 * `command_stream_words` / `command_stream_bytes`: `npu_generate_register_command_stream`
-  (register shadowing, DMA/kernel waits, BLOCKDEP, SHRAM layout are Vela's).
+  (register shadowing, DMA/kernel waits, BLOCKDEP, SHRAM layout are Vela's); whatever it
+  fails on raises `SerializationError`, one line naming the command.
 * `driver_payload`: `npu_create_driver_payload` (the COP1 blob the Ethos-U driver runs).
 * `decode_registers`: replays register writes and snapshots the register file at every
   `NPU_OP_*` command (the hardware's view of an operation).
@@ -24,7 +25,9 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import re
 import struct
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +38,7 @@ from cascade.dialects import ethosu
 __all__ = [
     "DecodedOperation",
     "DisassemblyError",
+    "SerializationError",
     "command_from_registers",
     "command_signature",
     "command_stream_bytes",
@@ -44,6 +48,7 @@ __all__ = [
     "disassemble",
     "disassemble_file",
     "driver_payload",
+    "single_command_words",
     "stream_signature",
     "vela_accelerator",
 ]
@@ -66,14 +71,108 @@ def vela_accelerator(accelerator: str) -> Any:
     return api.NpuAccelerator[ethosu.ACCELERATORS[accelerator]]
 
 
+class SerializationError(ValueError):
+    """Vela's register-stream generator rejected a command stream. The message is one line
+    and names the command (and where it is written, when known)."""
+
+
 def command_stream_words(stream: ethosu.CommandStreamOp) -> list[int]:
-    """The register command stream of `stream`: 32-bit words, ending with `NPU_OP_STOP`."""
+    """The register command stream of `stream`: 32-bit words, ending with `NPU_OP_STOP`.
+
+    Raises SerializationError if Vela's generator fails on it: the verifiers reject what it
+    is known to refuse, and this catches the rest.
+    """
+    try:
+        return _generate(stream.to_vela(), stream.vela_accelerator)
+    except Exception as error:  # Vela refuses input with VelaError, but also with asserts and crashes
+        raise SerializationError(_rejection(stream, error)) from error
+
+
+def single_command_words(command: ethosu.EthosUCommand, accelerator: str) -> list[int]:
+    """The register command stream of `command` alone on `accelerator`.
+
+    Raises SerializationError (one line naming the command) if Vela's generator fails on it.
+    """
+    try:
+        return _generate([command.to_vela()], vela_accelerator(accelerator))
+    except Exception as error:  # as in command_stream_words
+        raise SerializationError(f"{_where(command)}Vela rejected '{command.name}': {_vela_message(error)}") from error
+
+
+def _generate(npu_ops: list[Any], accelerator: Any) -> list[int]:
+    """Vela's `npu_generate_register_command_stream`, quietly."""
     from ethosu.vela import api
 
     # Vela prints configuration warnings on stdout ("No configuration file specified...");
-    # they would end up in our output, so keep them out.
-    with contextlib.redirect_stdout(io.StringIO()):
-        return list(api.npu_generate_register_command_stream(stream.to_vela(), stream.vela_accelerator))
+    # they would end up in our output, so keep them out. numpy's warnings (a division by
+    # a zero scale) would come on stderr before the error they lead to.
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return list(api.npu_generate_register_command_stream(npu_ops, accelerator))
+
+
+_VELA_OPERATION = re.compile(r",? in operation (\d+):\w+$")
+"""The suffix Vela's generator adds to a VelaError: the index of the failing operation."""
+
+MAX_REJECTION = 300
+"""Characters of Vela's message kept in a SerializationError."""
+
+
+def _rejection(stream: ethosu.CommandStreamOp, error: Exception) -> str:
+    """`<where>: Vela rejected '<op>' (command N of the stream): <Vela's message, one line>`."""
+    message = _vela_message(error)
+    index = None
+    if (match := _VELA_OPERATION.search(message)) is not None:
+        index, message = int(match[1]), message[: match.start()]
+    commands = stream.commands
+    if index is None:
+        index = _failing_command(commands, stream.vela_accelerator)
+    if index is None or index >= len(commands):
+        return f"Vela rejected the {stream.accelerator.data} command stream of {len(commands)} commands: {message}"
+    command = commands[index]
+    return f"{_where(command)}Vela rejected '{command.name}' (command {index} of the stream): {message}"
+
+
+def _failing_command(commands: Sequence[ethosu.EthosUCommand], accelerator: Any) -> int | None:
+    """The first command Vela's generator fails on by itself, None if every one passes alone
+    (a limit of the whole stream, such as its 16 MiB)."""
+    for index, command in enumerate(commands):
+        try:
+            _generate([command.to_vela()], accelerator)
+        except Exception:  # the same failure as in the whole stream, whatever its kind
+            return index
+    return None
+
+
+def _vela_message(error: Exception) -> str:
+    """The first line of Vela's message, its repeated prefix once, clipped to MAX_REJECTION
+    characters; the exception's type leads it unless it is a VelaError (an assert, a crash)."""
+    from ethosu.vela.errors import VelaError
+
+    lines = str(getattr(error, "error_msg", error)).strip().splitlines()
+    message = lines[0].strip() if lines else ""
+    # Vela re-raises its alignment and size errors with their prefix once more.
+    message = re.sub(r"^([A-Z][\w ]*: )\1+", r"\1", message)
+    if len(message) > MAX_REJECTION:
+        message = message[:MAX_REJECTION] + "..."
+    if not isinstance(error, VelaError):
+        message = f"{type(error).__name__}: {message}" if message else type(error).__name__
+    return message
+
+
+def _where(op: ethosu.EthosUCommand) -> str:
+    """`file:line:col: ` of a parsed op, `'name': ` of a named one, else nothing."""
+    from xdsl.dialects.builtin import NameLoc
+
+    from cascade.frontends.loader import format_location
+
+    if (location := format_location(op.location)) is not None:
+        return f"{location}: "
+    if isinstance(op.location, NameLoc):
+        return f"'{op.location.desc.data}': "
+    if op.debug_name is not None:
+        return f"'{op.debug_name.data}': "
+    return ""
 
 
 def command_stream_bytes(stream: ethosu.CommandStreamOp, accelerator: str | None = None) -> bytes:

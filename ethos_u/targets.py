@@ -71,7 +71,13 @@ class EthosUCommandStreamTarget(Target):
                 f"{self.name}: the module has no ethosu.command_stream to write: run ethosu-pipeline "
                 "(or lower-to-ethosu) first"
             )
-        output.write(command_stream_text(module, self.payload))
+        from cascade.ethos_u.serialize import SerializationError
+
+        try:
+            text = command_stream_text(module, self.payload)
+        except SerializationError as error:
+            raise DiagnosticException(f"{self.name}: {error}") from None
+        output.write(text)
 
 
 class BinaryTarget(Target):
@@ -94,11 +100,12 @@ class EthosUTFLiteTarget(BinaryTarget):
     name: ClassVar[str] = "ethosu-tflite"
 
     def emit_bytes(self, ctx: Context, module: ModuleOp) -> bytes:
+        from cascade.ethos_u.serialize import SerializationError
         from cascade.ethos_u.tflite_output import TFLiteOutputError, lowered_tflite
 
         try:
             return lowered_tflite(module)
-        except TFLiteOutputError as error:
+        except (TFLiteOutputError, SerializationError) as error:
             raise DiagnosticException(f"{self.name}: {error}") from None
 
 

@@ -618,10 +618,11 @@ def decode_weights(
 
 def _registers(command: ethosu.EthosUCommand, accelerator: str) -> _Registers:
     """The register file Vela programs for `command` alone."""
-    from ethosu.vela import api
+    from cascade.ethos_u.serialize import SerializationError, decode_registers, single_command_words
 
-    from cascade.ethos_u.serialize import decode_registers, vela_accelerator
-
-    words = api.npu_generate_register_command_stream([command.to_vela()], vela_accelerator(accelerator))
+    try:
+        words = single_command_words(command, accelerator)
+    except SerializationError as error:
+        raise FunctionalModelError(str(error)) from None
     (decoded,) = decode_registers(words)
     return decoded

@@ -27,6 +27,8 @@ Placements written (`#cascade.placement<sram, offset, size>`, or `dram` for spil
 * a recompute intermediate: its producer's `cascade.placement`;
 * SRAM weights: the operator's `cascade.weights_placement`.
 
+Cascades must be as cascade-plan and rolling-buffer write them (`cascade_plan.check_cascades`).
+
 The function gets `cascade.allocated_peak_bytes` (highest placed SRAM byte),
 `cascade.max_live_bytes` (the largest total of SRAM buffers live at one step: the lower bound
 of any placement) and, when it spills, `cascade.allocated_dram_bytes` (highest placed DRAM
@@ -98,12 +100,14 @@ def allocate_function(
     from cascade.passes.cascade_plan import (
         PEAK_ATTR,
         PEAK_DRAM_ATTR,
+        check_cascades,
         planned_fc_on_npu,
         planner_cost_model,
         scheduled_program,
     )
     from cascade.passes.planner.memory import plan_buffers, spilled_buffers
 
+    check_cascades(function, "allocate-memory")
     view, origin = group_view(function)
     scheduled = scheduled_program(view)
     if not scheduled.steps:

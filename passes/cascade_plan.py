@@ -75,9 +75,13 @@ from cascade.dialects import nn
 from cascade.dialects.access import Region
 from cascade.dialects.cascade import (
     SPILLED_ATTR,
+    STRIPE_ATTR,
     BufferMode,
+    ForStripesOp,
     GroupOp,
+    RollingBufferOp,
     StripeAttr,
+    StripedRegionOp,
     WeightsMode,
     WeightsModeAttr,
     YieldOp,
@@ -163,7 +167,9 @@ class CascadePlanPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from cascade.ethos_u.arch import unknown_config_name
 
-        problem = unknown_config_name(self.accelerator, self.system_config, self.memory_mode)
+        problem = unknown_config_name(self.accelerator, self.system_config, self.memory_mode) or target_problem(
+            self.accelerator, self.system_config, self.memory_mode
+        )
         if problem is not None:
             raise DiagnosticException(f"{self.name}: {problem}")
         try:
@@ -201,6 +207,66 @@ class CascadePlanPass(ModulePass):
             reports[function.sym_name.data] = result.report()
         if self.report is not None:
             _write_report(self.report, reports)
+
+
+def target_problem(accelerator: str, system_config: str | None = None, memory_mode: str | None = None) -> str | None:
+    """Why known target names (None: Vela's defaults) make no target, or None: the memory mode
+    must find its memories in the system config, and a tensor arena apart from the SRAM cache
+    (Vela's spilling, as in Dedicated_Sram) is for Ethos-U65 only. The cost model would plan
+    for such an Ethos-U55, and only the lowering refuse it."""
+    from cascade.ethos_u.arch import DEFAULT_MEMORY_MODE, ArchConfigError, arch_config
+    from cascade.ethos_u.arch import accelerator as accelerator_config
+    from cascade.ethos_u.arch import memory_mode as memory_mode_config
+
+    try:
+        accel = accelerator_config(accelerator)
+        mode = memory_mode_config(memory_mode or DEFAULT_MEMORY_MODE["u65" if accel.is_u65 else "u55"])
+        if not accel.is_u65 and mode.arena_mem_area != mode.cache_mem_area:
+            return (
+                f"memory mode '{mode.name}' keeps the tensor arena apart from the SRAM, which only Ethos-U65 "
+                f"supports: give '{accelerator}' Shared_Sram or Sram_Only, or use an ethos-u65 accelerator"
+            )
+        arch_config(accelerator, system_config, memory_mode)
+    except ArchConfigError as error:
+        system = f"system config '{system_config}'" if system_config is not None else "the default system config"
+        return f"'{accelerator}' with {system}: {error}"
+    return None
+
+
+def check_cascades(function: FuncOp, pass_name: str) -> None:
+    """Raise a DiagnosticException naming the first top-level cascade of `function` (and the
+    operator in it) that is not as cascade-plan writes it. The passes after cascade-plan read
+    a cascade through the planner's view (`scheduled_program`), which sees its nn operators
+    only and takes one without a `cascade.stripe` for a rolling intermediate."""
+    for unit in (op for op in function.body.block.ops if isinstance(op, StripedRegionOp)):
+        if (problem := _cascade_problem(unit, pass_name)) is not None:
+            raise DiagnosticException(f"{pass_name}: @{function.sym_name.data}: {problem}")
+
+
+def _cascade_problem(unit: StripedRegionOp, pass_name: str) -> str | None:
+    planned = f"{pass_name} works on cascades of nn operators, as cascade-plan plans them"
+    if not any(isinstance(op, nn.NNOperation) for op in unit.body.block.ops):
+        return f"{_describe(unit)} has no nn operator: {planned}"
+    # Constants and index arithmetic (a loop's addresses) are no tensors the planner places;
+    # rolling buffers belong to the loops rolling-buffer makes, a group has none yet.
+    known: tuple[type[Operation], ...] = (nn.NNOperation, ConstantOp)
+    if isinstance(unit, ForStripesOp):
+        known += (RollingBufferOp,)
+    for op in unit.body.block.ops:
+        where = f"{_describe(op)} in the {_describe(unit)}"
+        if isinstance(op, nn.NNOperation) and get_stripe(op) is None:
+            return f"{where} has no '{STRIPE_ATTR}': every operator of a cascade needs its stripe map"
+        if not isinstance(op, known) and any(isinstance(result.type, TensorType) for result in op.results):
+            return f"{where} is not an nn operator: {planned}"
+    return None
+
+
+def _describe(op: Operation) -> str:
+    """`op` for a diagnostic: its name and, when parsed from MLIR text, `file:line:col`."""
+    from cascade.frontends.loader import format_location
+
+    location = format_location(op.location)
+    return f"{op.name} at {location}" if location is not None else op.name
 
 
 def _planned_already(function: FuncOp) -> str | None:
@@ -542,8 +608,10 @@ def _geometries(function: FuncOp, groups: Sequence[GroupOp]) -> dict[GroupOp, Ca
     step_of = {step.first: step for step in scheduled.steps}
     geometries = {}
     for group in groups:
-        first = first_of[next(o for o in group.body.block.ops if isinstance(o, nn.NNOperation))]
-        step = step_of[first]
+        members = [o for o in group.body.block.ops if isinstance(o, nn.NNOperation)]
+        if not members:
+            raise ValueError(f"{_describe(group)} has no nn operator (see `check_cascades`)")
+        step = step_of[first_of[members[0]]]
         geometries[group] = CascadeGeometry.build(graph, step.first, step.sink, step.config, step.recompute)
     return geometries
 

@@ -17,6 +17,8 @@ The pass adds no new semantics: `group_view` turns the result back into the plan
 `cascade.passes.cascade_plan.scheduled_program` / `scheduled_geometries` / `scheduled_buffers`
 applied to that view give the same steps, stripe boxes and buffer list as before the pass.
 Operators outside groups are left unchanged. Running the pass twice is an error-free no-op.
+A group not as cascade-plan writes it (without nn operators, with an operator missing its
+`cascade.stripe`, or with another op making tensors) is an error (`cascade_plan.check_cascades`).
 """
 
 from __future__ import annotations
@@ -47,12 +49,13 @@ class RollingBufferPass(ModulePass):
     name = "rolling-buffer"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from cascade.passes.cascade_plan import scheduled_geometries
+        from cascade.passes.cascade_plan import check_cascades, scheduled_geometries
 
         for function in [f for f in op.ops if isinstance(f, FuncOp) and f.body.blocks]:
             groups = [g for g in function.body.block.ops if isinstance(g, GroupOp)]
             if not groups:
                 continue
+            check_cascades(function, self.name)
             # Depths first: the geometry is read from the planned form, before any rewrite.
             depths = {}
             geometries = scheduled_geometries(function)

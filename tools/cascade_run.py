@@ -222,7 +222,10 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    expected = (LoadError, RunError, InterpretationError, LiteRTUnavailable)
+    # Vela refusing a lowered stream the verifiers let through (cascade-run serializes it).
+    from cascade.ethos_u.serialize import SerializationError
+
+    expected = (LoadError, RunError, InterpretationError, LiteRTUnavailable, SerializationError)
     sys.exit(exit_status(PROG, lambda: run(argv), expected))
 
 

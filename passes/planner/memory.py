@@ -357,6 +357,8 @@ def _buffers(
 ) -> tuple[list[Buffer], list[Buffer]]:
     step_of = [-1] * graph.size
     for index, step in enumerate(steps):
+        if not 0 <= step.first <= step.sink < graph.size:
+            raise ValueError(f"step {index} covers operators {step.first}..{step.sink} of {graph.size}")
         for op in range(step.first, step.sink + 1):
             step_of[op] = index
     if -1 in step_of:
