@@ -170,6 +170,9 @@ class CascadePlanPass(ModulePass):
         problem = unknown_config_name(self.accelerator, self.system_config, self.memory_mode) or target_problem(
             self.accelerator, self.system_config, self.memory_mode
         )
+        if problem is None and self.report == "":
+            # Said before planning; writing '' would fail after it, as "Is a directory".
+            problem = "report: the file name is empty"
         if problem is not None:
             raise DiagnosticException(f"{self.name}: {problem}")
         try:

@@ -8,6 +8,7 @@
 // RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir --cascade-plan='striping=diagonal' 2>&1 | filecheck %s --check-prefix=STRIPING
 // RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir -p 'cascade-plan{sram-budget="64}' 2>&1 | filecheck %s --check-prefix=STRING
 // RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir --cascade-plan='report=/tmp/plan.json' 2>&1 | filecheck %s --check-prefix=PATH
+// RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir --cascade-plan='report=""' 2>&1 | filecheck %s --check-prefix=EMPTY-REPORT
 // RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir -p 'cascade-plan,,rolling-buffer' 2>&1 | filecheck %s --check-prefix=EMPTY
 // RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir -p 'cascade-plann' 2>&1 | filecheck %s --check-prefix=PASS
 // RUN: cd %S && %exit1 cascade-opt options_do_not_parse.mlir --pass-options=sram-budget=1 2>&1 | filecheck %s --check-prefix=ORPHAN
@@ -79,3 +80,6 @@ func.func @main(%x: tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8> {
 // TWICE-NOT:  {{.}}
 // TWICE-FLAG: {{^}}cascade-opt: error: pass 'cascade-plan' is given option 'objective' twice{{$}}
 // TWO-PASSES: {{^}}cascade-opt: error: cascade-plan: @main is already planned
+
+// EMPTY-REPORT:     {{^}}cascade-opt: error: cascade-plan: report: the file name is empty{{$}}
+// EMPTY-REPORT-NOT: {{.}}
