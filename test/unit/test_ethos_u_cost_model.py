@@ -365,31 +365,40 @@ def test_memoised_views_are_those_computed_afresh(resnet8: list[OpInfo]) -> None
             assert pricer.add_stripes(7.0, index, rows, columns, weights_in_sram) == expected
 
 
+def _count_encoding(monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, ...]]:
+    """The weight streams this process encodes from now on, from empty memos, with two cores
+    and forking allowed. A forked child's calls land in the child's copy of the list."""
+    from cascade import parallel
+    from cascade.ethos_u import cost_model, npu_lowering
+
+    npu_lowering._STREAMS.clear()
+    cost_model._ENCODED_SIZES.clear()
+    monkeypatch.setattr(parallel, "available_cores", lambda: 2)
+    monkeypatch.setattr(parallel, "_can_fork", lambda: True)
+    real_encode = npu_lowering._encode
+    calls: list[tuple[object, ...]] = []
+
+    def counting_encode(*key: object) -> bytes:
+        calls.append(key)
+        return real_encode(*key)
+
+    monkeypatch.setattr(npu_lowering, "_encode", counting_encode)
+    return calls
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the encoder's child is forked on Linux only")
 def test_weights_sized_ahead_in_two_processes_are_those_sized_one_by_one(
     resnet8: list[OpInfo], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from cascade import parallel
-    from cascade.ethos_u import cost_model, npu_lowering
 
     weighted = [op for op in resnet8 if op.weights]
     one_by_one = EthosUCostModel(ARCH)
     expected = [one_by_one.weight_buffer_bytes(op) for op in weighted]
     assert len(set(expected)) > 3
 
-    npu_lowering._STREAMS.clear()
-    cost_model._ENCODED_SIZES.clear()
-    monkeypatch.setattr(parallel, "available_cores", lambda: 2)
-    monkeypatch.setattr(parallel, "_can_fork", lambda: True)
+    encoded_here = _count_encoding(monkeypatch)
     monkeypatch.setattr(parallel, "MIN_SIZE", 0)
-    real_encode = npu_lowering._encode
-    encoded_here = []  # the child's calls land in the child's copy of the list
-
-    def counting_encode(*key: object) -> bytes:
-        encoded_here.append(key)
-        return real_encode(*key)
-
-    monkeypatch.setattr(npu_lowering, "_encode", counting_encode)
     ahead = EthosUCostModel(ARCH)
     ahead.size_weights(weighted)
     # This process encoded its share only: the child encoded the rest, and nothing twice.
@@ -418,23 +427,11 @@ def test_only_the_upfront_sizing_forks_below_the_usual_share(
 ) -> None:
     """The whole streams sized before the search share the encoder from `UPFRONT_SHARE`; the
     slices sized during it, each call a few streams, keep `parallel.MIN_SIZE`."""
-    from cascade import parallel
-    from cascade.ethos_u import cost_model, npu_lowering
+    from cascade.ethos_u import cost_model
 
     weighted = [op for op in resnet8 if op.weights]
-    npu_lowering._STREAMS.clear()
-    cost_model._ENCODED_SIZES.clear()
-    monkeypatch.setattr(parallel, "available_cores", lambda: 2)
-    monkeypatch.setattr(parallel, "_can_fork", lambda: True)
+    encoded_here = _count_encoding(monkeypatch)
     monkeypatch.setattr(cost_model, "UPFRONT_SHARE", 0)
-    real_encode = npu_lowering._encode
-    encoded_here = []  # the child's calls land in the child's copy of the list
-
-    def counting_encode(*key: object) -> bytes:
-        encoded_here.append(key)
-        return real_encode(*key)
-
-    monkeypatch.setattr(npu_lowering, "_encode", counting_encode)
     model = EthosUCostModel(ARCH)
     model.size_weights(weighted)
     assert 0 < len(encoded_here) < len(weighted)
