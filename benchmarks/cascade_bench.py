@@ -25,6 +25,12 @@ Goals (issue #8): at Vela Size's budget, peak SRAM <= Vela Size and total cycles
 Vela default; compile time <= 3 x Vela's (ours without a budget against Vela default, ours at
 the Size budget against Vela Size).
 
+Start-up: after the models, both compilers compile a one-operator model (`write_startup_model`,
+a 1x1 convolution on 8x8x8 int8) in turn, the fastest of `--repeat` runs each. What that takes
+is the floor under every compile of the table: starting Python, importing what a compile needs
+(for Vela its own modules and its C++ core, for us xDSL, numpy and Vela's API besides ours),
+reading the model and writing the output. The tables give it under the goals line.
+
 Written to `--out` (default `benchmarks/results`): `bench_<accelerator>.json` and `.md`, and
 per model three SVGs: `_occupancy` (the SRAM buffers of the allocated plan at Vela Size's
 budget, as rectangles at their offsets over the schedule's steps, from `passes.memory_check`),
@@ -609,7 +615,8 @@ def table_rows(rows: Sequence[dict[str, Any]]) -> list[list[str]]:
     return lines
 
 
-def markdown_table(rows: Sequence[dict[str, Any]], accelerator: str) -> str:
+def markdown_table(rows: Sequence[dict[str, Any]], accelerator: str, startup: dict[str, Any] | None = None) -> str:
+    """The table of `rows` with its goals line, and the start-up line when `startup` is given."""
     lines = table_rows(rows)
     system, memory = vela_configuration(accelerator)
     met = sum(row["goals"]["sram_and_cycles"] for row in rows)
@@ -627,6 +634,8 @@ def markdown_table(rows: Sequence[dict[str, Any]], accelerator: str) -> str:
         f"Goals: peak SRAM <= Vela Size with cycles <= {1 + CYCLES_TOLERANCE:.2f} x Vela default (at Vela Size's "
         f"budget): {met}/{len(rows)} models; compile time <= {COMPILE_TIME_FACTOR:g} x Vela: {fast}/{len(rows)}.",
     ]
+    if startup is not None:
+        text += ["", startup_line(startup, rows)]
     return "\n".join(text) + "\n"
 
 
@@ -799,6 +808,61 @@ def stripes_svg(plan: PlanArtifacts, title: str, path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- #
+# Start-up
+# --------------------------------------------------------------------------- #
+
+STARTUP_MODEL = "a 1x1 convolution on 8x8x8 int8"
+
+
+def write_startup_model(path: Path) -> None:
+    """Write `path`: a .tflite of one operator (`STARTUP_MODEL`), so small that compiling it is
+    all start-up: planning, lowering and encoding one 8x8 convolution take either compiler
+    about a millisecond."""
+    import numpy as np
+
+    from cascade.frontends.tflite_writer import ModelBuilder, options
+
+    rng = np.random.default_rng(8)
+    builder = ModelBuilder()
+    image = builder.add_tensor("image", [1, 8, 8, 8], "int8", scale=0.05, zero_point=-3)
+    weights = rng.integers(-127, 128, size=(8, 1, 1, 8), dtype=np.int8)
+    kernel = builder.add_tensor("conv/weights", [8, 1, 1, 8], "int8", scale=0.02, zero_point=0, data=weights)
+    bias = rng.integers(-500, 500, size=8, dtype=np.int32)
+    offsets = builder.add_tensor("conv/bias", [8], "int32", scale=0.001, zero_point=0, data=bias)
+    result = builder.add_tensor("conv", [1, 8, 8, 8], "int8", scale=0.1, zero_point=2)
+    builder.add_operator(
+        "CONV_2D",
+        [image, kernel, offsets],
+        [result],
+        options("Conv2DOptions", padding="VALID", stride_w=1, stride_h=1),
+        version=3,
+    )
+    path.write_bytes(builder.build([image], [result], description="cascade-bench start-up model"))
+
+
+def startup_seconds(accelerator: str, work: Path, features: tuple[bool, bool], repeat: int) -> dict[str, Any]:
+    """Both compilers on the start-up model (Vela default, ours without a budget), in turn
+    round after round as `_timed_compiles` runs them, each the fastest of `repeat` runs."""
+    work.mkdir(parents=True, exist_ok=True)
+    model = work / "startup.tflite"
+    write_startup_model(model)
+    vela = ours = math.inf
+    for _ in range(repeat):
+        vela = min(vela, run_vela(model, accelerator, "Performance", work / "vela").compile_seconds)
+        ours = min(ours, compile_ours(model, accelerator, None, work / "ours", features)[0])
+    return {"model": STARTUP_MODEL, "vela_seconds": round(vela, 3), "ours_seconds": round(ours, 3)}
+
+
+def startup_line(startup: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str:
+    """The start-up floor in one sentence, beside the range of Vela's compiles in `rows`."""
+    vela = [run["compile_seconds"] for row in rows for run in row["vela"].values()]
+    return (
+        f"Start-up: on a one-operator model ({startup['model']}) Vela takes {startup['vela_seconds']:.2f} s and "
+        f"ours {startup['ours_seconds']:.2f} s; Vela's compiles above take {min(vela):.2f} to {max(vela):.2f} s."
+    )
+
+
+# --------------------------------------------------------------------------- #
 # Driver
 # --------------------------------------------------------------------------- #
 
@@ -859,9 +923,10 @@ def _warm_up(model: Path, accelerator: str, features: tuple[bool, bool]) -> None
 
 def run_bench(
     models: Sequence[Path], accelerator: str, out: Path, vela_output: Path | None, repeat: int = 3
-) -> list[dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Benchmark `models` on `accelerator` (every compile timed as the fastest of `repeat`
-    runs); write the JSON, the Markdown and the SVGs to `out`."""
+    runs), then both compilers' start-up (`startup_seconds`); write the JSON, the Markdown and
+    the SVGs to `out`. The rows and the start-up."""
     from cascade.ethos_u.arch import ACCELERATOR_NAMES
 
     if repeat < 1:
@@ -874,7 +939,7 @@ def run_bench(
     out.mkdir(parents=True, exist_ok=True)
     tag = accelerator.replace("-", "_")
     rows = []
-    with tempfile.TemporaryDirectory(prefix="cascade-bench-") as scratch, _progress(3 * len(models)) as tick:
+    with tempfile.TemporaryDirectory(prefix="cascade-bench-") as scratch, _progress(3 * len(models) + 1) as tick:
         work = vela_output / accelerator if vela_output else Path(scratch)
         for model in models:
             row, artifacts = bench_model(model, accelerator, work, features, tick, repeat)
@@ -894,6 +959,8 @@ def run_bench(
             )
             stripes_svg(plan, f"{model.stem} on {accelerator}: stripes at {which}", out / f"{stem}_stripes.svg")
             row["svg"] = {kind: f"{stem}_{kind}.svg" for kind in ("occupancy", "pareto", "stripes")}
+        tick("start-up")
+        startup = startup_seconds(accelerator, work / "startup", features, repeat)
     system, memory = vela_configuration(accelerator)
     document = {
         "tool": "cascade-bench",
@@ -905,10 +972,11 @@ def run_bench(
         else "computed by cascade-bench (same plan, same schema)",
         "goals": {"cycles_tolerance": CYCLES_TOLERANCE, "compile_time_factor": COMPILE_TIME_FACTOR},
         "models": rows,
+        "startup": startup,
     }
     (out / f"bench_{tag}.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    (out / f"bench_{tag}.md").write_text(markdown_table(rows, accelerator), encoding="utf-8")
-    return rows
+    (out / f"bench_{tag}.md").write_text(markdown_table(rows, accelerator, startup), encoding="utf-8")
+    return rows, startup
 
 
 def _readme_markers(path: Path, accelerator: str) -> tuple[str, str, str]:
@@ -954,10 +1022,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for accelerator in accelerators if args.readme is not None else ():
             _readme_markers(args.readme, accelerator)  # fail now, not after minutes of compiling
         for accelerator in accelerators:
-            rows = run_bench(models, accelerator, args.out, args.vela_output, args.repeat)
+            rows, startup = run_bench(models, accelerator, args.out, args.vela_output, args.repeat)
             if args.readme is not None:
-                update_readme(args.readme, accelerator, markdown_table(rows, accelerator))
+                update_readme(args.readme, accelerator, markdown_table(rows, accelerator, startup))
             print_table(rows)
+            print(f"\n{startup_line(startup, rows)}")
             written = _display(args.out / f"bench_{accelerator.replace('-', '_')}.md")
             print(f"\nwritten {written} and .json, SVGs\n")
     except BenchError as error:

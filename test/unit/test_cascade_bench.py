@@ -61,6 +61,47 @@ def test_files_exist_and_parse(bench: tuple[Path, Path, dict[str, Any]]) -> None
         assert len(list(root.iter("{http://www.w3.org/2000/svg}path"))) > 10
 
 
+def test_startup_is_both_compilers_on_the_one_operator_model(bench: tuple[Path, Path, dict[str, Any]]) -> None:
+    from cascade.benchmarks.cascade_bench import STARTUP_MODEL
+
+    out, kept, document = bench
+    startup = document["startup"]
+    assert startup["model"] == STARTUP_MODEL
+    assert startup["vela_seconds"] > 0
+    assert startup["ours_seconds"] > 0
+    # Vela compiled the start-up model itself: its summary is of a one-convolution network.
+    (path,) = (kept / ACCELERATOR / "startup" / "vela").glob("startup_summary_*.csv")
+    assert float(_summary(path)["nn_macs"]) == 8 * 8 * 8 * 8
+    vela = [run["compile_seconds"] for run in _row(document)["vela"].values()]
+    line = (
+        f"Start-up: on a one-operator model ({STARTUP_MODEL}) Vela takes {startup['vela_seconds']:.2f} s and "
+        f"ours {startup['ours_seconds']:.2f} s; Vela's compiles above take {min(vela):.2f} to {max(vela):.2f} s."
+    )
+    assert line in (out / f"bench_{TAG}.md").read_text().splitlines()
+
+
+def test_the_startup_model_is_one_convolution_that_runs_as_tflite_runs_it(tmp_path: Path) -> None:
+    pytest.importorskip("ai_edge_litert")
+    import numpy as np
+
+    from cascade.benchmarks.cascade_bench import write_startup_model
+    from cascade.dialects import nn
+    from cascade.frontends.tflite import import_tflite
+    from cascade.interpreter.litert import invoke
+    from cascade.interpreter.nn import run_program
+
+    path = tmp_path / "startup.tflite"
+    write_startup_model(path)
+    module = import_tflite(path.read_bytes())
+    (conv,) = [op for op in module.walk() if isinstance(op, nn.NNOperation)]
+    assert isinstance(conv, nn.Conv2DOp)
+    image = np.random.default_rng(3).integers(-128, 128, size=(1, 8, 8, 8), dtype=np.int8)
+    (ours,) = run_program(module, [image]).outputs
+    (theirs,) = invoke(path.read_bytes(), [image]).outputs
+    assert len(np.unique(ours)) > 16
+    np.testing.assert_array_equal(ours, theirs)
+
+
 def _summary(path: Path) -> dict[str, str]:
     with open(path, encoding="utf-8", newline="") as handle:
         (row,) = list(csv.DictReader(handle))
