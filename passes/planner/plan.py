@@ -233,11 +233,7 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
     options = options or PlanOptions()
     options.validate()
     started = time.perf_counter()
-    graph = ProgramGraph.build(program)
-    can_cascade = getattr(cost, "can_cascade", None)
-    if callable(can_cascade):
-        stripable = tuple(s and bool(can_cascade(op)) for s, op in zip(graph.stripable, graph.ops, strict=True))
-        graph = replace(graph, stripable=stripable)
+    graph = cascadable_graph(program, cost)
     capacity, capacity_name = _sram_capacity(cost)
     budget = (
         options.sram_budget if capacity is None or options.sram_budget is None else min(options.sram_budget, capacity)
@@ -299,6 +295,17 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
         spilled,
         dram_peak,
     )
+
+
+def cascadable_graph(program: ProgramLike, cost: CostModel) -> ProgramGraph:
+    """`program`'s graph as the search sees it: an operator the cost model cannot run inside a
+    cascade (its optional `can_cascade`) runs alone."""
+    graph = ProgramGraph.build(program)
+    can_cascade = getattr(cost, "can_cascade", None)
+    if not callable(can_cascade):
+        return graph
+    stripable = tuple(s and bool(can_cascade(op)) for s, op in zip(graph.stripable, graph.ops, strict=True))
+    return replace(graph, stripable=stripable)
 
 
 @dataclass
