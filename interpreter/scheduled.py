@@ -81,7 +81,7 @@ from cascade.passes.memory_check import (
     top_level_units,
 )
 from cascade.passes.planner.from_nn import input_position
-from cascade.passes.planner.program import SPATIAL_AXES, ProgramGraph
+from cascade.passes.planner.program import SPATIAL_AXES, STRIPE_AXES, ProgramGraph
 from cascade.passes.planner.stripes import CascadeGeometry
 
 POISON = 0xA5
@@ -473,7 +473,7 @@ class _Executor:
         """The input cells operand `position` of operator `index` reads to compute `box`."""
         operand = self.graph.operands[index][position]
         offset, size = [0] * len(shape), list(shape)
-        for axis in SPATIAL_AXES:
+        for axis in STRIPE_AXES:
             axis_map = operand.axis_maps.get(axis)
             if axis_map is None or axis >= len(shape):
                 continue
@@ -510,7 +510,7 @@ def _compute_box(interpreter: Interpreter, op: nn.NNOperation, args: list[np.nda
     inputs = list(args)
     if isinstance(op, nn.Conv2DOp | nn.DepthwiseConv2DOp | nn.Pool2DOp):
         cropped, inputs = _crop_window(op, args, box)
-    elif isinstance(op, _ELEMENTWISE):
+    elif isinstance(op, _ELEMENTWISE) and len(out_shape) == 4:
         cropped, inputs = op, []
         for array in args:
             index: list[object] = [slice(None)] * array.ndim

@@ -41,7 +41,7 @@ PASSES: tuple[PassEntry, ...] = (
         "CascadePlanPass",
         "group nn operations into cascades and choose stripes under an SRAM budget",
         "sram-budget=BYTES accelerator=NAME system-config=NAME memory-mode=NAME "
-        "objective=min-sram|min-cycles striping=none|h|hw rolling-axes=h|hw reorder=true|false "
+        "objective=min-sram|min-cycles striping=none|h|hw|c|hc|hwc rolling-axes=h|hw reorder=true|false "
         'fc-on-npu=true|false report="FILE"',
     ),
     PassEntry(
@@ -70,8 +70,8 @@ PASSES: tuple[PassEntry, ...] = (
         "ethosu_pipeline",
         "EthosUPipelinePass",
         "run the whole nn-to-ethosu pipeline",
-        "accelerator=NAME sram-budget=BYTES system-config=NAME memory-mode=NAME reorder=true|false striping=none|h|hw "
-        "fc-on-npu=true|false",
+        "accelerator=NAME sram-budget=BYTES system-config=NAME memory-mode=NAME reorder=true|false "
+        "striping=none|h|hw|c|hc|hwc fc-on-npu=true|false",
     ),
 )
 

@@ -101,6 +101,7 @@ def allocate_function(
         PEAK_ATTR,
         PEAK_DRAM_ATTR,
         check_cascades,
+        check_striping,
         planned_fc_on_npu,
         planner_cost_model,
         scheduled_program,
@@ -124,6 +125,9 @@ def allocate_function(
             "its default memory mode has not (was the plan made for another accelerator?)"
         )
     graph = ProgramGraph.build(scheduled.program)
+    originals = [origin[o] for o in scheduled.nn_ops]
+    for step in scheduled.steps:
+        check_striping(graph, step, originals)
     buffers = plan_buffers(graph, scheduled.steps, cost, scheduled.spilled)
     placement = place(buffers)
     bound = max_live(buffers)
@@ -140,7 +144,6 @@ def allocate_function(
                 f"planned {planned.value.data} (was the plan made for another accelerator than '{accelerator}'?)"
             )
 
-    originals = [origin[o] for o in scheduled.nn_ops]
     op_of_tensor = {info.output.name: originals[i] for i, info in enumerate(scheduled.program.ops)}
     op_of_name = {info.name: originals[i] for i, info in enumerate(scheduled.program.ops)}
     arg_of_input = {name: index for index, name in enumerate(scheduled.program.graph_inputs)}

@@ -96,7 +96,7 @@ from cascade.passes.planner.graph import OpInfo, TensorInfo
 from cascade.passes.planner.memory import Step, plan_buffers, proportional_slice_bytes, spilled_buffers
 from cascade.passes.planner.placement import Buffer
 from cascade.passes.planner.plan import PlanningError, PlanOptions, PlanResult, describe_op, plan_program
-from cascade.passes.planner.program import SPATIAL_AXES, ProgramGraph
+from cascade.passes.planner.program import ProgramGraph, axes_of
 from cascade.passes.planner.search import reporting_progress
 from cascade.passes.planner.stripes import CascadeGeometry, StripeConfig
 
@@ -128,7 +128,9 @@ class CascadePlanPass(ModulePass):
     Options: `sram-budget` (bytes, a hard limit; none: no limit), `accelerator` (Vela
     accelerator name), `objective` (`min-sram` or `min-cycles`; default: the fastest plan under
     the budget, or without one the smallest peak within 5 % of the fastest cycles), `striping`
-    (`none`; `h` rows, or the columns of an output one row high; `hw` rows and columns),
+    (`none`; `h` rows, or the columns of an output one row high; `hw` rows and columns; `c`,
+    `hc`, `hwc`: channels too, in cascades a convolution may open and channel-wise operators,
+    down to a global mean, continue),
     `rolling-axes` (`hw`, or `h`: intermediates roll along rows only), `system-config` and
     `memory-mode` (Vela's names; by default Vela's for the accelerator), `report` (path of a
     JSON report), `reorder` (`true`: the plans of a memory-lean operator order compete too;
@@ -145,7 +147,7 @@ class CascadePlanPass(ModulePass):
     sram_budget: int | None = None
     accelerator: str = "ethos-u55-256"
     objective: str | None = None
-    striping: str = "hw"
+    striping: str = "hwc"
     rolling_axes: str = "hw"
     system_config: str | None = None
     memory_mode: str | None = None
@@ -571,9 +573,7 @@ def _step_of(unit: GroupOp | nn.NNOperation, members: Sequence[nn.NNOperation], 
         depth = unit.attributes.get(SLICE_DEPTH_ATTR)
         slice_depth = depth.value.data if isinstance(depth, IntegerAttr) else 0
         return Step(first, sink, StripeConfig((), ()), frozenset(), in_sram, prefetch, slice_depth)
-    order = unit.get_stripe_order()
-    shape = unit.get_stripe_shape()
-    config = StripeConfig(tuple(order), tuple(shape[axis] for axis in order))
+    config = StripeConfig.from_ir(unit.get_stripe_order(), unit.get_stripe_shape())
     recompute = frozenset(
         first + index
         for index, member in enumerate(members)
@@ -615,8 +615,20 @@ def _geometries(function: FuncOp, groups: Sequence[GroupOp]) -> dict[GroupOp, Ca
         if not members:
             raise ValueError(f"{_describe(group)} has no nn operator (see `check_cascades`)")
         step = step_of[first_of[members[0]]]
+        check_striping(graph, step, scheduled.nn_ops)
         geometries[group] = CascadeGeometry.build(graph, step.first, step.sink, step.config, step.recompute)
     return geometries
+
+
+def check_striping(graph: ProgramGraph, step: Step, nn_ops: Sequence[nn.NNOperation]) -> None:
+    """Raise a DiagnosticException naming the operator of `step` (a cascade; `nn_ops`: the
+    operators `graph` indexes) that cannot run in the stripes the cascade cuts (a hand-written
+    group of a 1x1 convolution reading another in channel stripes, say)."""
+    problem = graph.stripe_problem(step.first, step.sink, step.config.order)
+    if problem is None:
+        return
+    op, reason = problem
+    raise DiagnosticException(f"{_describe(nn_ops[op])} in a cascade of stripes {step.config.describe()}: {reason}")
 
 
 # --------------------------------------------------------------------------- #
@@ -688,14 +700,11 @@ def _emit_group(
             inputs.append(operand)
     config = geometry.config
     full = _shape(sink.results[0])
-    stripe_shape = [
-        config.size_along(axis, extent) if axis in SPATIAL_AXES else extent for axis, extent in enumerate(full)
-    ]
     group = GroupOp.build_group(
         inputs,
         [sink.results[0].type],
-        stripe_shape=stripe_shape,
-        stripe_order=config.order,
+        stripe_shape=config.ir_stripe_shape(full),
+        stripe_order=config.ir_order(len(full)),
         weights=weights,
         peak_sram_bytes=peak,
         cycles=cycles,
@@ -731,7 +740,7 @@ def stripe_attr(geometry: CascadeGeometry, op: int) -> StripeAttr:
     order = geometry.config.order
     outer = geometry.config.outer_axis
     rolling = geometry.is_rolling(op)
-    for axis in SPATIAL_AXES:
+    for axis in axes_of(shape):
         track = geometry.tracks[axis][op]
         extent = shape[axis]
         # Stripes whose region touches neither end of the axis follow the steady state; the

@@ -5,7 +5,7 @@
 is `cascade-plan{accelerator sram-budget system-config memory-mode reorder striping fc-on-npu}`,
 `rolling-buffer`, `allocate-memory{accelerator}` and `lower-to-ethosu{accelerator}` in order
 (`stages`), the plan restricted to rolling buffers along rows, the only ones lower-to-ethosu
-lowers, and by default to row stripes (`EthosUPipelinePass.striping`). The names are
+lowers, and by default to stripes of rows and of channels (`EthosUPipelinePass.striping`). The names are
 checked before any work (as cascade-estimate does). `system-config` and `memory-mode` (Vela's
 vela.ini section names) price the plan and are recorded on every `ethosu.command_stream`.
 """
@@ -26,7 +26,7 @@ class EthosUPipelinePass(ModulePass):
 
     Options: `accelerator` (Vela accelerator name), `sram-budget` (bytes), `system-config` and
     `memory-mode` (Vela system configuration and memory mode names), `reorder` (cascade-plan's:
-    `false` keeps the model's operator order), `striping` (cascade-plan's, default `h`),
+    `false` keeps the model's operator order), `striping` (cascade-plan's, default `hc`),
     `fc-on-npu` (fully connected layers planned and lowered as NPU operators; default: on the
     CPU).
     """
@@ -39,15 +39,23 @@ class EthosUPipelinePass(ModulePass):
     memory_mode: str | None = None
     reorder: bool = True
     fc_on_npu: bool = False
-    striping: str = "h"
-    """Rows only by default, where cascade-plan's default also cuts columns. On the eight
-    benchmark models (U55-128 and U65-256, without a budget and at Vela Size's peak, 2026-12-02,
-    buffers then rolling along rows only) 23 of 32 plans came out the same while planning took
-    1.4 to 3.6 times as long on the MobileNets (mbv2_100_224 at its budget: 1.40 s instead of
-    0.39 s). At the budget no plan was more than 0.2 % slower in rows and four were faster (the
-    search in both axes culls more); without one, rows and columns found 3.2 and 4.5 % smaller
-    peaks for mbv1_100_224 and mbv2_100_224 on U55-128. `striping=hw` searches both. Either cuts
-    an output one row high (a 1-D network's) in stripes of columns, rolling along them."""
+    striping: str = "hc"
+    """Rows and channels by default, where cascade-plan's default also cuts columns.
+
+    Channel stripes reach what rows cannot (a head's convolution and its global mean). Against
+    rows alone (`h`), on the eight benchmark models (U55-128 and U65-256, without a budget and
+    at Vela Size's peak, 2026-12-07) 15 of 24 plans kept their peak and cycles. mbv1_025_96 on
+    U55-128 ran 0.8 % faster at the same peak; four plans moved by less than 0.1 %. Without a
+    budget on U65-256, ds_cnn_kws and mbv2_100_224 found 13 % and 30 % smaller peaks (2.1 %
+    and 0.5 % slower, within the 5 % the choice allows), while mbv1_100_224 chose a plan of
+    17,904 bytes, 0.4 % faster, over one of 1,520 (both keep all else in DRAM). Planning took
+    as long.
+
+    Columns (`hw`, `hwc`): on 2026-12-02, 23 of 32 plans came out the same with rows and
+    columns while planning took 1.4 to 3.6 times as long on the MobileNets (mbv2_100_224 at
+    its budget: 1.40 s instead of 0.39 s); without a budget, rows and columns found 3.2 and
+    4.5 % smaller peaks for mbv1_100_224 and mbv2_100_224 on U55-128. Every striping cuts an
+    output one row high (a 1-D network's) in stripes of columns, rolling along them."""
 
     def check_names(self) -> None:
         """Reject unknown accelerator, system config, memory mode and striping names before any

@@ -786,12 +786,15 @@ def _lower_loop(
                 raise NpuLoweringError(f"{producer.name}: no required box at stripe {stripe_index}")
             origin = required.offset
             stored = _placement_shape(value, attr, shape, context.layouts, context.regions)
-            y_stride, x_stride, c_stride = stored.strides
-            if len(origin) == 4:
-                shift = origin[1] * y_stride + origin[2] * x_stride + origin[3] * c_stride
-            else:
-                shift = origin[0] * y_stride + origin[1] * c_stride
-            result.append(_shifted(stored, -shift))
+            # The origin's byte offset as the buffer's layout lays it out: in NHCWB16 a channel
+            # stripe starts on a 16-channel brick (channel 32 of a 7-wide buffer: 2 bricks of
+            # 7 x 16 bytes), which `column_offset` checks.
+            y, x, c = (origin[1], origin[2], origin[3]) if len(origin) == 4 else (origin[0], 0, origin[1])
+            try:
+                column = stored.column_offset(x, c)
+            except NpuLoweringError as error:
+                raise NpuLoweringError(f"{describe_op(producer)}: its stripe at {list(origin)}: {error}") from None
+            result.append(_shifted(stored, -(y * stored.strides[0] + column)))
         return result
 
     # Boxes per member, in stripe order; the order of (stripe, member) pairs is the schedule.

@@ -88,9 +88,11 @@ def _to_loop(group: GroupOp, depths: dict[Operation, tuple[int, int]]) -> ForStr
         cycles=group.get_cycles(),
     )
     loop.attributes.update(group.attributes)
-    # Name the stripe index after the axis it walks, so the loop reads `(%row, %col)`.
+    # Name the stripe index after the axis it walks, so the loop reads `(%row, %col)` (`%chan`
+    # for the last axis: the channels of a feature map or of a global mean's `[N, C]`).
+    rank = len(group.get_stripe_shape())
     for arg, axis in zip(loop.stripe_index_args, group.get_stripe_order(), strict=True):
-        arg.name_hint = _AXIS_NAMES.get(axis, f"axis{axis}")
+        arg.name_hint = "chan" if axis == rank - 1 else _AXIS_NAMES.get(axis, f"axis{axis}")
     _move_body(group, loop, len(group.get_stripe_order()))
     block = loop.body.block
     for member in list(block.ops):

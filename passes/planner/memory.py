@@ -30,8 +30,8 @@ operator's weights.
   `buffer_bytes(t, shape)` with `shape` = the tensor's shape with `depth` on the outer striped
   axis (`CascadeGeometry.buffer_shape`), live at step k only.
 * `step<k>:recompute:<tensor>` for every recompute intermediate of step k: `buffer_bytes(t,
-  shape)` with `shape` = the largest required interval along each spatial axis (full batch
-  and channels), live at step k only.
+  shape)` with `shape` = the largest required interval along each axis stripes cut (rows and
+  columns, or channels; full batch), live at step k only.
 * `step<k>:weights:<operator>` for every operator of step k that has weights, when the
   cascade keeps its weights in SRAM: `weight_buffer_bytes(op)`, live at step k only, or at
   steps k-1 and k when the weights are prefetched (copied while step k-1 runs; `Step.prefetch`,

@@ -53,7 +53,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from cascade.dialects.access import Region
-from cascade.passes.planner.cost import CostModel
+from cascade.passes.planner.cost import CostModel, runs_on_target
 from cascade.passes.planner.graph import OpInfo, TensorInfo
 from cascade.passes.planner.memory import Step, full_tensors_of, plan_buffers, spilled_buffers
 from cascade.passes.planner.order import lean_order
@@ -73,7 +73,7 @@ from cascade.passes.planner.spill import can_spill, pinned_tensors, promote
 from cascade.passes.planner.stripes import CascadeGeometry, StripeConfig
 
 OBJECTIVES = ("min-sram", "min-cycles")
-STRIPINGS = ("none", "h", "hw")
+STRIPINGS = ("none", "h", "hw", "c", "hc", "hwc")
 ROLLING_AXES = ("h", "hw")
 
 
@@ -87,7 +87,7 @@ class PlanOptions:
 
     sram_budget: int | None = None
     objective: str | None = None
-    striping: str = "hw"
+    striping: str = "hwc"
     max_length: int = 24
     max_points: int = MAX_POINTS
     cycles_tolerance: float = 0.05
@@ -299,13 +299,15 @@ def plan_program(program: ProgramLike, cost: CostModel, options: PlanOptions | N
 
 def cascadable_graph(program: ProgramLike, cost: CostModel) -> ProgramGraph:
     """`program`'s graph as the search sees it: an operator the cost model cannot run inside a
-    cascade (its optional `can_cascade`) runs alone."""
+    cascade (its optional `can_cascade`), or leaves to the CPU (`runs_on_target`), runs alone."""
     graph = ProgramGraph.build(program)
     can_cascade = getattr(cost, "can_cascade", None)
     if not callable(can_cascade):
         return graph
-    stripable = tuple(s and bool(can_cascade(op)) for s, op in zip(graph.stripable, graph.ops, strict=True))
-    return replace(graph, stripable=stripable)
+    allowed = tuple(bool(can_cascade(op)) and runs_on_target(cost, op) for op in graph.ops)
+    stripable = tuple(s and a for s, a in zip(graph.stripable, allowed, strict=True))
+    channel_stripable = tuple(s and a for s, a in zip(graph.channel_stripable, allowed, strict=True))
+    return replace(graph, stripable=stripable, channel_stripable=channel_stripable)
 
 
 @dataclass
@@ -776,8 +778,12 @@ def _budget_message(
 
 
 _UNSEARCHED_STRIPES = {
+    "hwc": "",
     "hw": "",
+    "hc": " in stripes of rows or of channels, or of columns where an output is one row high; "
+    "striping=hwc also cuts columns",
     "h": " in stripes of rows, or of columns where an output is one row high; striping=hw also cuts columns",
+    "c": " unstriped or in stripes of channels; striping=hc or hwc also cuts rows",
     "none": " unstriped; striping=h or hw cuts stripes",
 }
 """What a budget message adds about the stripes the search did not try, by `striping`."""

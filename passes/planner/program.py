@@ -17,7 +17,7 @@ Pure Python: no IR types, no target.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Protocol
@@ -26,7 +26,21 @@ from cascade.dialects.access import AccessRelation
 from cascade.passes.planner.graph import OpInfo, TensorInfo
 
 SPATIAL_AXES = (1, 2)
-"""The axes stripes may cut: rows and columns of an NHWC feature map."""
+"""The axes row and column stripes cut: rows and columns of an NHWC feature map."""
+
+CHANNELS = -1
+"""The channel axis, which channel stripes cut: the last axis of every tensor (of an NHWC
+feature map and of the `[N, C]` result of a global mean alike), so it is named by its Python
+index from the end."""
+
+STRIPE_AXES = (*SPATIAL_AXES, CHANNELS)
+"""Every axis a stripe may cut."""
+
+
+def axes_of(shape: Sequence[int]) -> tuple[int, ...]:
+    """The stripe axes a tensor of `shape` has: rows, columns and channels of a feature map,
+    channels alone of anything else (an `[N, C]` tensor has no rows or columns to cut)."""
+    return STRIPE_AXES if len(shape) == 4 else (CHANNELS,)
 
 
 class ProgramLike(Protocol):
@@ -93,6 +107,9 @@ class Operand:
     `producer` is the index of the producing operator, or -1 for a graph input (or any tensor
     that no operator produces). `axis_maps[x]` maps output axis x (a spatial axis) to the same
     axis of the input; None when the input has no such axis or the operator is not stripable.
+    `axis_maps[CHANNELS]` is the identity when output channel c reads input channel c alone
+    (a depthwise convolution's, a pooling's, an elementwise operator's or a mean's input),
+    else None (a convolution reads every input channel for each output channel).
     """
 
     tensor: TensorInfo
@@ -117,7 +134,11 @@ class ProgramGraph:
     external_last_use: tuple[int, ...]
     """For each external input, the index of its last consumer (`len(ops)` if also returned)."""
     stripable: tuple[bool, ...]
-    """Per operator, whether it may be part of a multi-operator cascade."""
+    """Per operator, whether it may be part of a multi-operator cascade striped on rows and
+    columns."""
+    channel_stripable: tuple[bool, ...]
+    """Per operator, whether it may be part of a multi-operator cascade striped on channels:
+    it can compute a slice of its output channels without reading more rows or columns."""
     outputs: frozenset[str]
     order: tuple[int, ...] | None = None
     """Where each operator stands in the program it was built from, when built in another
@@ -159,6 +180,7 @@ class ProgramGraph:
                     axis: _axis_map(relation, axis, axis) if is_stripable and axis < len(tensor.shape) else None
                     for axis in SPATIAL_AXES
                 }
+                maps[CHANNELS] = _channel_map(relation, tensor.shape, op.output.shape)
                 entries.append(Operand(tensor, source, relation, maps))
             operands.append(tuple(entries))
         last_use = []
@@ -178,6 +200,7 @@ class ProgramGraph:
             external_inputs=external_inputs,
             external_last_use=external_last_use,
             stripable=tuple(stripable),
+            channel_stripable=tuple(_is_channel_stripable(op) for op in ops),
             outputs=outputs,
         )
 
@@ -187,7 +210,13 @@ class ProgramGraph:
         ops = tuple(self.ops[op] for op in order)
         built = ProgramGraph.build(_Program(ops, (), tuple(sorted(self.outputs))))
         stripable = tuple(self.stripable[op] for op in order)
-        return replace(built, stripable=stripable, order=tuple(self.position(op) for op in order))
+        channel_stripable = tuple(self.channel_stripable[op] for op in order)
+        return replace(
+            built,
+            stripable=stripable,
+            channel_stripable=channel_stripable,
+            order=tuple(self.position(op) for op in order),
+        )
 
     def position(self, op: int) -> int:
         """Where operator `op` stands in the program this graph was built from."""
@@ -200,17 +229,66 @@ class ProgramGraph:
         after the sink (or returned), one that is not stripable, or one that nobody uses.
         A non-stripable sink only forms the singleton `[sink, sink]`.
         """
-        if not self.stripable[sink]:
+        return self._start_limit(sink, max_length, lambda op: self.stripable[op])
+
+    def channel_range_start_limit(self, sink: int, max_length: int) -> int:
+        """The smallest `first` such that `[first, sink]` is a cascade of at most `max_length`
+        ops that can run in channel stripes: every operator computes a slice of its output
+        channels, and every one but `first` reads each input channel inside the cascade from
+        the same channel alone. So a convolution may open such a cascade but not continue it:
+        each of its output channels reads every channel of its input.
+        """
+
+        def joins(op: int) -> bool:
+            readers = self.consumers[op]
+            return self.channel_stripable[op] and all(
+                self.operands[reader][position].axis_maps[CHANNELS] is not None for reader, position in readers
+            )
+
+        return self._start_limit(sink, max_length, lambda op: self.channel_stripable[op], joins)
+
+    def _start_limit(
+        self, sink: int, max_length: int, can_end: Callable[[int], bool], joins: Callable[[int], bool] | None = None
+    ) -> int:
+        """Walk down from `sink` while the operator below `joins` (default: `can_end`), is used
+        and is used by the range alone."""
+        if not can_end(sink):
             return sink
+        joins = joins or can_end
         first = sink
         while first - 1 >= 0 and sink - (first - 1) < max_length:
             candidate = first - 1
-            if not self.stripable[candidate] or self.last_use[candidate] > sink:
-                break
-            if not self.consumers[candidate]:
+            if not joins(candidate) or self.last_use[candidate] > sink or not self.consumers[candidate]:
                 break
             first = candidate
         return first
+
+    def stripe_problem(self, first: int, sink: int, order: Sequence[int]) -> tuple[int, str] | None:
+        """Why cascade `[first, sink]` cannot run in stripes cut along `order` (planner axes:
+        `SPATIAL_AXES` or `CHANNELS`), as the operator at fault and the reason; None if it can.
+        A hand-written cascade may ask for what the planner never plans."""
+        if first == sink or not order:
+            return None
+        if any(axis not in STRIPE_AXES for axis in order):
+            return sink, f"stripes cut rows (axis 1), columns (axis 2) or channels (the last axis), not {list(order)}"
+        if CHANNELS in order and len(order) > 1:
+            return sink, "a cascade is cut along channels or along rows and columns, not both"
+        channels = CHANNELS in order
+        flags = self.channel_stripable if channels else self.stripable
+        for op in range(first, sink + 1):
+            if not flags[op]:
+                what = "channels" if channels else "rows and columns"
+                return op, f"it cannot compute a stripe of {what} alone, so it cannot be part of such a cascade"
+            for operand in self.operands[op]:
+                if operand.producer >= first and any(operand.axis_maps[axis] is None for axis in order):
+                    return op, (
+                        f"each of its output channels reads every channel of {operand.tensor.name}, which the "
+                        "cascade computes: a cascade striped on channels may start with such an operator, not "
+                        "continue with it"
+                        if channels
+                        else f"it cannot read {operand.tensor.name} stripe by stripe"
+                    )
+        return None
 
     def output_shape(self, index: int) -> tuple[int, ...]:
         return self.ops[index].output.shape
@@ -235,6 +313,43 @@ def _is_stripable(op: OpInfo) -> bool:
             if any(row[axis] != 0 for axis in SPATIAL_AXES if axis < len(row)):
                 return False
     return True
+
+
+def _is_channel_stripable(op: OpInfo) -> bool:
+    """Whether an operator can compute a slice of its output channels (the last axis) reading
+    the same rows and columns as for all of them: no input axis but the last depends on the
+    output channels, and each input's last axis reads either the same channels
+    (`_channel_map`) or all of them (a convolution's or a fully connected layer's reduction).
+    Its weights may depend on the output channels: a slice reads the matching weights. The
+    output is a feature map, or the `[N, C]` reduction of feature maps (a global mean).
+    """
+    rank = len(op.output.shape)
+    if rank not in (2, 4) or (rank == 2 and any(len(tensor.shape) != 4 for tensor in op.inputs)):
+        return False
+    out_channels = len(op.output.shape) - 1
+    for tensor, relation in zip(op.inputs, op.input_relations, strict=True):
+        channels = len(tensor.shape) - 1
+        for input_axis, row in enumerate(relation.matrix):
+            reads_output_channels = out_channels < len(row) and row[out_channels] != 0
+            if reads_output_channels and input_axis != channels:
+                return False
+        if _channel_map(relation, tensor.shape, op.output.shape) is None and any(relation.matrix[channels]):
+            return False
+    return True
+
+
+def _channel_map(relation: AccessRelation, input_shape: Sequence[int], output_shape: Sequence[int]) -> AxisMap | None:
+    """The identity along channels when output channel c reads input channel c alone (and the
+    two tensors have as many channels), else None."""
+    if not input_shape or not output_shape or input_shape[-1] != output_shape[-1]:
+        return None
+    channels, out_channels = len(input_shape) - 1, len(output_shape) - 1
+    row = relation.matrix[channels]
+    if any(m != 0 for j, m in enumerate(row) if j != out_channels) or out_channels >= len(row):
+        return None
+    if row[out_channels] != 1 or relation.first_offset[channels] != 0 or relation.last_offset[channels] != 0:
+        return None
+    return AxisMap(1, 0, 0, 1)
 
 
 def _separable(relation: AccessRelation, input_rank: int, inputs_spatial: bool) -> bool:

@@ -21,6 +21,11 @@ configurations and keeps a Pareto set over (step memory, cycles):
   smallest (everything recomputed, MCUNetV2-style patches), plus one found greedily on the
   smallest 2-D stripes and tried with every 2-D configuration (`Candidates._smallest_mode_set`:
   from everything recomputed, switch the intermediate that saves most bytes, twice at most);
+* `striping=c`, `hc` or `hwc` adds channel stripes (`stripes` module doc) to the candidates
+  that can run in them (`ProgramGraph.channel_range_start_limit`, which may reach further back
+  than rows can: a global mean has no rows to cut, but its channels), `ceil(C/n)` channels
+  rounded up to 16 for n in `CHANNEL_COUNTS`, every intermediate recomputed, weights streamed:
+  a channel stripe reads only its own slice of them, so no stripe reads a weight twice;
 * each configuration with weights kept in SRAM (their buffers count, one DMA each) or
   streamed from their home memory for every stripe; an operator run alone may also
   double-buffer its weights in output-channel slices (`SLICE_COUNTS`), as Vela does for large
@@ -115,14 +120,13 @@ from cascade.passes.planner.memory import (
     weight_bytes,
 )
 from cascade.passes.planner.placement import align
-from cascade.passes.planner.program import SPATIAL_AXES, ProgramGraph
+from cascade.passes.planner.program import CHANNELS, SPATIAL_AXES, ProgramGraph
 from cascade.passes.planner.stripes import (
     UNSTRIPED,
-    AxisTrack,
     CascadeGeometry,
     PriceClass,
     StripeConfig,
-    simulate_axis,
+    cascade_tracks,
 )
 
 STRIPE_COUNTS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256)
@@ -158,6 +162,9 @@ culled sets; without one, one 1.4 % smaller (but rolling rows only, 0.9 % larger
 slower: the plan chosen before needed a third threshold)."""
 SLICE_COUNTS = (2, 4, 8, 16)
 """Numbers of weight slices tried for double-buffered weights (operators run alone)."""
+CHANNEL_COUNTS = (2, 4, 8, 16, 32, 64, 128)
+"""Numbers of channel stripes tried (`striping=hwc`), each rounded to whole 16-channel slices
+(`memory.slice_depth`): 1280 channels in 640, 320, 160, 80, 48, 32 and 16."""
 GREEDY_MODE_STEPS = 2
 """Single-intermediate mode switches of the greedy buffer-mode assignment (`_smallest_mode_set`)."""
 MIN_2D_EXTENT = 16
@@ -193,13 +200,23 @@ def reporting_progress(callback: ProgressCallback | None) -> Iterator[None]:
 class SearchOptions:
     """Knobs of the search (documented in the module docstring)."""
 
-    striping: str = "hw"
+    striping: str = "hwc"
     max_length: int = 24
     max_points: int = MAX_POINTS
     exact_pricing: bool = False
     rolling_axes: str = "hw"
     """Axes an intermediate may roll along: "hw", or "h" (a configuration whose outer axis is
     the width then recomputes every intermediate)."""
+
+    @property
+    def spatial(self) -> str:
+        """The row and column part of `striping`: "none", "h" or "hw"."""
+        return self.striping.replace("c", "") or "none"
+
+    @property
+    def channels(self) -> bool:
+        """Whether `striping` cuts channels too ("c", "hc", "hwc")."""
+        return "c" in self.striping
 
 
 @dataclass(frozen=True)
@@ -463,7 +480,7 @@ class Pricer:
         """Cycles to compute `region` of `op`'s output (`pipelined`: as one of many stripes run
         back to back, see `once`)."""
         shape = self.graph.output_shape(op)
-        if not self.exact and len(shape) == 4:
+        if not self.exact and len(shape) == 4 and region.shape[3] == shape[3]:
             return self.stripe(op, region.shape[1], region.shape[2], weights_in_sram, pipelined, spilled)
         pipelined = pipelined and self._pipelined is not None
         if tuple(region.shape) == tuple(shape):
@@ -782,18 +799,22 @@ class Candidates:
         them costs, roughly): as `_configs` makes them, 1-D sizes, and for a tall and wide sink
         the 2-D ones."""
         start = self.graph.range_start_limit(sink, self.options.max_length)
-        if self.options.striping == "none" or start == sink:
-            return 1
+        channel_work = 0
+        if self.options.channels:
+            channel_start = self.graph.channel_range_start_limit(sink, self.options.max_length)
+            channel_work = len(CHANNEL_COUNTS) * (sink - channel_start + 1)
+        if self.options.spatial == "none" or start == sink:
+            return 1 + channel_work
         shape = self.graph.output_shape(sink)
         if len(shape) != 4:
             return sink - start + 1
         configs = len(_sizes(shape[1], STRIPE_COUNTS))
         if self._column_stripes(shape[1], shape[2]):
             configs += len(_sizes(shape[2], STRIPE_COUNTS))
-        if self.options.striping == "hw" and min(shape[1], shape[2]) >= MIN_2D_EXTENT:
+        if self.options.spatial == "hw" and min(shape[1], shape[2]) >= MIN_2D_EXTENT:
             per_order = len(_sizes(shape[1], OUTER_COUNTS)) * len(_sizes(shape[2], INNER_COUNTS))
             configs += 2 * per_order * min(sink - start + 1, MAX_MODE_SETS + 2)
-        return configs * (sink - start + 1)
+        return configs * (sink - start + 1) + channel_work
 
     def _with_slack(self, first: int, points: list[Point]) -> list[Point]:
         """`points` of a cascade starting at `first`, built without knowing the slack before
@@ -857,9 +878,12 @@ class Candidates:
         """Every point of the candidates ending at `sink`, by their first operator."""
         graph = self.graph
         start = graph.range_start_limit(sink, self.options.max_length)
-        if self.options.striping == "none":
+        channel_start = sink
+        if self.options.spatial == "none":
             start = sink
-        points: dict[int, list[Point]] = {first: [] for first in range(start, sink + 1)}
+        if self.options.channels:
+            channel_start = graph.channel_range_start_limit(sink, self.options.max_length)
+        points: dict[int, list[Point]] = {first: [] for first in range(min(start, channel_start), sink + 1)}
         for weights_in_sram in _weight_modes(self.has_npu_weights[sink]):
             weights = self.weight_bytes[sink] if weights_in_sram else 0
             compute = self.pricer.whole(sink, weights_in_sram) + self.spill_penalty(sink, sink, weights_in_sram)
@@ -871,6 +895,11 @@ class Candidates:
         if start < sink:
             for config, recompute in self._configs(sink, start):
                 self._add_config_points(sink, start, config, recompute, points)
+        if channel_start < sink:
+            channels = graph.output_shape(sink)[CHANNELS]
+            for depth in sorted({slice_depth(channels, count) for count in CHANNEL_COUNTS} - {channels}):
+                config = StripeConfig((CHANNELS,), (depth,))
+                self._add_config_points(sink, channel_start, config, frozenset(range(channel_start, sink)), points)
         return points
 
     def _finished_edges(self, sink: int, points: dict[int, list[Point]]) -> list[Edge]:
@@ -960,11 +989,11 @@ class Candidates:
         # One stripe over several operators is never useful: it holds every intermediate in
         # full at once, which a split into single operators never needs more than.
         configs: list[tuple[StripeConfig, frozenset[int]]] = []
-        if self.options.striping in ("h", "hw"):
+        if self.options.spatial in ("h", "hw"):
             configs += [(StripeConfig((1,), (size,)), frozenset()) for size in _sizes(height, STRIPE_COUNTS)]
         if self._column_stripes(height, width):
             configs += [(StripeConfig((2,), (size,)), frozenset()) for size in _sizes(width, STRIPE_COUNTS)]
-        if self.options.striping != "hw" or min(height, width) < MIN_2D_EXTENT:
+        if self.options.spatial != "hw" or min(height, width) < MIN_2D_EXTENT:
             return self._rolling_along_allowed_axes(configs, sink, start)
         mode_sets = self._mode_sets(sink, start)
         smallest = self._smallest_mode_set(sink, start, StripeConfig((1, 2), (1, 1)))
@@ -983,9 +1012,9 @@ class Candidates:
         """Whether 1-D stripes of columns are tried on an output `height` x `width`. They mirror
         row stripes, so they only pay on a wide output (`striping=hw`), and they are all there
         is to cut in one a single row high (`h` too, `one_row`)."""
-        if self.options.striping == "hw":
+        if self.options.spatial == "hw":
             return width > height
-        return self.options.striping == "h" and one_row((1, height, width, 1))
+        return self.options.spatial == "h" and one_row((1, height, width, 1))
 
     def _rolling_along_allowed_axes(
         self, configs: list[tuple[StripeConfig, frozenset[int]]], sink: int, start: int
@@ -1062,7 +1091,9 @@ class Candidates:
             effective = frozenset(op for op in geometry.recompute if op >= first)
             memory = self.base(first, sink) + intermediates
             memory -= self.in_place_saving(first, sink, config, geometry.recompute, geometry)
-            for weights_in_sram in _weight_modes(has_npu_weights):
+            # Channel stripes read each weight slice once, from its home memory: the lowering
+            # keeps no weights of such a cascade in SRAM.
+            for weights_in_sram in _weight_modes(has_npu_weights and not config.along_channels):
                 self.evaluated += 1
                 points[first].append(
                     self._point(
@@ -1090,17 +1121,20 @@ class Candidates:
         (`exact`: every distinct box priced by the cost model, no interpolation; `spilled`:
         the operands and output `op` reads and writes in the spill memory)."""
         pricer = self.exact_pricer if exact else self.pricer
-        rows, columns = geometry.tracks[1][op].classes, geometry.tracks[2][op].classes
-        key = (pricer.ids[op], rows, columns, pricer.exact, spilled)
+        shape = self.graph.output_shape(op)
+        rows = columns = ()
+        if len(shape) == 4:
+            rows, columns = geometry.tracks[1][op].classes, geometry.tracks[2][op].classes
+        channels = geometry.tracks[CHANNELS][op].classes
+        key = (pricer.ids[op], rows, columns, channels, pricer.exact, spilled)
         cycles = self._op_cycles.get(key)
         if cycles is not None:
             return cycles
-        shape = self.graph.output_shape(op)
         totals = []
         for weights_in_sram in (True, False):
             # Stripes pipeline back to back; fill and drain are paid once (`Pricer.once`).
             total = float(pricer.once(op, weights_in_sram, spilled))
-            if pricer.exact or len(shape) != 4:
+            if pricer.exact or len(shape) != 4 or geometry.config.along_channels:
                 for region, count in geometry.price_boxes(op):
                     total += count * pricer.box(op, region, weights_in_sram, pipelined=True, spilled=spilled)
             else:
@@ -1166,13 +1200,9 @@ class Candidates:
         return replace(point, compute=sum(c for c, _ in schedule), schedule=tuple(schedule))
 
     def _geometry(self, sink: int, start: int, config: StripeConfig, recompute: frozenset[int]) -> CascadeGeometry:
-        if not config.order:
+        if not config.order or config.along_channels:
             recompute = frozenset(range(start, sink))
-        extent = self.graph.output_shape(sink)
-        tracks: dict[int, dict[int, AxisTrack]] = {}
-        for axis in SPATIAL_AXES:
-            size = config.size_along(axis, extent[axis])
-            tracks[axis] = simulate_axis(self.graph, sink, start, axis, size, recompute)
+        tracks = cascade_tracks(self.graph, start, sink, config, recompute)
         return CascadeGeometry(self.graph, start, sink, config, recompute, tracks)
 
 

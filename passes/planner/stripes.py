@@ -26,7 +26,15 @@ spatial axis separately (`simulate_axis`): an operator's interval along an axis 
 coordinate t is the hull of its consumers' reads along that axis, over the consumers whose
 interval along that axis is not empty. This is exact for chains; in a diamond where one
 consumer computes nothing at a stripe because of the *other* axis, the hull may include its
-columns anyway (a superset: more computed, never less). Batch and channels are never striped.
+columns anyway (a superset: more computed, never less). Batch is never striped.
+
+Channel stripes (`StripeConfig((CHANNELS,), (d,))`) cut the sink's output channels (its last
+axis) into slices of `d`; every intermediate is recomputed (nothing overlaps between two
+slices, so there is nothing to roll) and computed whole along rows and columns. The cascade
+must run in channel slices (`ProgramGraph.channel_range_start_limit`): a convolution opens
+one, reading all of its input, and every later operator reads its input channel by channel.
+E.g. a 1x1 convolution 320 -> 1280 at 7x7 and the global mean after it, in 16-channel
+stripes: the convolution's buffer holds 7x7x16 (784 bytes) instead of 7x7x1280 (62,720).
 
 Pure Python: no IR types, no target.
 """
@@ -39,7 +47,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from cascade.dialects.access import Region
-from cascade.passes.planner.program import SPATIAL_AXES, ProgramGraph
+from cascade.passes.planner.program import CHANNELS, SPATIAL_AXES, ProgramGraph, axes_of
 
 Interval = tuple[int, int] | None
 """An inclusive index interval [lo, hi], or None when empty."""
@@ -65,10 +73,32 @@ class StripeConfig:
     def outer_axis(self) -> int | None:
         return self.order[0] if self.order else None
 
+    @property
+    def along_channels(self) -> bool:
+        """Whether the stripes cut channels (then rows and columns are whole)."""
+        return CHANNELS in self.order
+
+    def ir_order(self, rank: int) -> tuple[int, ...]:
+        """`order` as the axes of a rank-`rank` sink (channels: its last axis)."""
+        return tuple(axis % rank for axis in self.order)
+
+    def ir_stripe_shape(self, shape: Sequence[int]) -> list[int]:
+        """The stripe shape of a sink of `shape`: the stripe size on striped axes, the extent
+        elsewhere."""
+        sizes = dict(zip(self.ir_order(len(shape)), self.sizes, strict=True))
+        return [sizes.get(axis, extent) for axis, extent in enumerate(shape)]
+
+    @staticmethod
+    def from_ir(order: Sequence[int], stripe_shape: Sequence[int]) -> StripeConfig:
+        """The configuration of a sink striped on IR axes `order` (the last one: channels)."""
+        rank = len(stripe_shape)
+        axes = tuple(CHANNELS if axis == rank - 1 else axis for axis in order)
+        return StripeConfig(axes, tuple(stripe_shape[axis] for axis in order))
+
     def describe(self) -> str:
         if not self.order:
             return "unstriped"
-        names = {1: "h", 2: "w"}
+        names = {1: "h", 2: "w", CHANNELS: "c"}
         return " x ".join(f"{names[a]}{s}" for a, s in zip(self.order, self.sizes, strict=True))
 
 
@@ -175,6 +205,46 @@ def _required(
     return tuple([None if lo is None else (lo, hi) for lo, hi in zip(lows, highs, strict=True)])
 
 
+def _whole_track(extent: int) -> AxisTrack:
+    whole = ((0, extent - 1),)
+    return _track(whole, whole, (-1,), 0, extent)
+
+
+def whole_tracks(graph: ProgramGraph, sink: int, first: int, axis: int) -> dict[int, AxisTrack]:
+    """Operators `first..sink` (those that have `axis`) computed whole along `axis` at one
+    stripe. Memoised like `simulate_axis`."""
+    key = ("whole_tracks", sink, first, axis)
+    tracks = graph.memo.get(key)
+    if tracks is None:
+        tracks = graph.memo[key] = {
+            op: _whole_track(graph.output_shape(op)[axis])
+            for op in range(first, sink + 1)
+            if axis in axes_of(graph.output_shape(op))
+        }
+    return tracks  # type: ignore[return-value]
+
+
+def cascade_tracks(
+    graph: ProgramGraph, first: int, sink: int, config: StripeConfig, recompute: frozenset[int]
+) -> dict[int, dict[int, AxisTrack]]:
+    """`tracks[axis][op]` of cascade `[first, sink]` on every stripe axis. Row and column
+    stripes: simulated on rows and columns (both: an unstriped axis may still be read in
+    part, e.g. by a stride-2 window that skips the last row), whole on channels. Channel
+    stripes: simulated on channels, whole on rows and columns."""
+    extent = graph.output_shape(sink)
+    tracks: dict[int, dict[int, AxisTrack]] = {}
+    if config.along_channels:
+        for axis in SPATIAL_AXES:
+            tracks[axis] = whole_tracks(graph, sink, first, axis)
+        channels = config.size_along(CHANNELS, extent[CHANNELS])
+        tracks[CHANNELS] = simulate_axis(graph, sink, first, CHANNELS, channels, recompute)
+        return tracks
+    for axis in SPATIAL_AXES:
+        tracks[axis] = simulate_axis(graph, sink, first, axis, config.size_along(axis, extent[axis]), recompute)
+    tracks[CHANNELS] = whole_tracks(graph, sink, first, CHANNELS)
+    return tracks
+
+
 def _rolling_track(required: tuple[Interval, ...], extent: int) -> AxisTrack:
     """New cells only: (W_prev, W], with W the running maximum of the required high end."""
     lowest = min((iv[0] for iv in required if iv is not None), default=0)
@@ -241,7 +311,8 @@ class CascadeGeometry:
     """The stripe geometry of cascade `[first, sink]` under `config` and buffer modes.
 
     `recompute` holds the intermediates in recompute mode; the others are rolling. An
-    unstriped cascade (one stripe) has only recompute intermediates.
+    unstriped cascade (one stripe) and one striped on channels have only recompute
+    intermediates.
     """
 
     graph: ProgramGraph
@@ -260,14 +331,10 @@ class CascadeGeometry:
         config: StripeConfig,
         recompute: frozenset[int],
     ) -> CascadeGeometry:
-        if not config.order:
+        if not config.order or config.along_channels:
             recompute = frozenset(range(first, sink))
         recompute = frozenset(op for op in recompute if first <= op < sink)
-        extent = graph.output_shape(sink)
-        tracks = {
-            axis: simulate_axis(graph, sink, first, axis, config.size_along(axis, extent[axis]), recompute)
-            for axis in SPATIAL_AXES
-        }
+        tracks = cascade_tracks(graph, first, sink, config, recompute)
         return CascadeGeometry(graph, first, sink, config, recompute, tracks)
 
     @property
@@ -288,7 +355,7 @@ class CascadeGeometry:
         """Shape of the SRAM buffer of intermediate `op` (its full shape for the sink).
 
         Rolling: `depth` rows along the outer axis, full extent elsewhere. Recompute: the
-        largest required interval along each spatial axis, full batch and channels.
+        largest required interval along each stripe axis, full batch.
         """
         shape = list(self.graph.output_shape(op))
         if op == self.sink:
@@ -297,7 +364,7 @@ class CascadeGeometry:
         if self.is_rolling(op) and outer is not None:
             shape[outer] = self.tracks[outer][op].depth
             return tuple(shape)
-        for axis in SPATIAL_AXES:
+        for axis in axes_of(shape):
             shape[axis] = self.tracks[axis][op].max_required
         return tuple(shape)
 
@@ -308,7 +375,7 @@ class CascadeGeometry:
         shape = self.graph.output_shape(op)
         offset = [0] * len(shape)
         size = list(shape)
-        for axis in SPATIAL_AXES:
+        for axis in axes_of(shape):
             track = self.tracks[axis][op]
             interval = getattr(track, which)[self._coordinate(stripe, axis)]
             if interval is None:
@@ -348,13 +415,14 @@ class CascadeGeometry:
         representative is the first such interval. Empty boxes are left out.
         """
         shape = self.graph.output_shape(op)
-        per_axis = [self.tracks[axis][op].classes for axis in SPATIAL_AXES]
+        axes = axes_of(shape)
+        per_axis = [self.tracks[axis][op].classes for axis in axes]
         boxes = []
         for combo in itertools.product(*per_axis):
             count = math.prod(entry[1] for entry in combo)
             offset = [0] * len(shape)
             size = list(shape)
-            for axis, ((length, _, _), _, lo) in zip(SPATIAL_AXES, combo, strict=True):
+            for axis, ((length, _, _), _, lo) in zip(axes, combo, strict=True):
                 offset[axis], size[axis] = lo, length
             boxes.append((Region(tuple(offset), tuple(size)), count))
         return boxes

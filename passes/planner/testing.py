@@ -1,8 +1,8 @@
 """Small programs and an analytical cost model, for tests and examples of the planner.
 
-`ToyProgram` builds `OpInfo`s for NHWC convolutions, depthwise convolutions, pools and adds
-with the same access relations the `nn` dialect derives (`dialects.access` helpers), without
-any IR. `AnalyticalCost` is an honest, simple `CostModel`:
+`ToyProgram` builds `OpInfo`s for NHWC convolutions, depthwise convolutions, pools, adds and
+global means with the same access relations the `nn` dialect derives (`dialects.access`
+helpers), without any IR. `AnalyticalCost` is an honest, simple `CostModel`:
 
 * cycles of a stripe = `overhead` per stripe + MACs / `macs_per_cycle` + bytes moved /
   `bytes_per_cycle`, where the bytes are the input regions read, the output written, and the
@@ -151,6 +151,17 @@ class ToyProgram:
             ]
         )
         self.ops.append(OpInfo(output.name, "resize", output, (source,), (relation,), attributes={"macs": 0}))
+        return output
+
+    def mean(self, source: TensorInfo) -> TensorInfo:
+        """A global mean over rows and columns, as the `nn` dialect relates it: output `[N, C]`,
+        channel c reading channel c of every row and column (cascaded along channels only)."""
+        n, h, w, c = source.shape
+        output = TensorInfo(self._name(), (n, c))
+        rows = [follows_axis(2, 0), reads_whole_axis(2, h), reads_whole_axis(2, w), follows_axis(2, 1)]
+        self.ops.append(
+            OpInfo(output.name, "mean", output, (source,), (relation_from_rows(rows),), attributes={"macs": 0})
+        )
         return output
 
     def whole(self, source: TensorInfo, kind: str = "mean") -> TensorInfo:

@@ -23,5 +23,5 @@ func.func @main(%x: tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8> {
 // ACCEL-NOT:  {{.}}
 
 // STRIPING-NOT:  Traceback
-// STRIPING:      {{^}}cascade-opt: error: ethosu-pipeline: striping must be one of none, h, hw, got 'columns'{{$}}
+// STRIPING:      {{^}}cascade-opt: error: ethosu-pipeline: striping must be one of none, h, hw, c, hc, hwc, got 'columns'{{$}}
 // STRIPING-NOT:  {{.}}

@@ -47,7 +47,7 @@ func.func @main(%x: tensor<1x4x4x2xi8>) -> tensor<1x2x2x2xi8> {
 // OBJECTIVE-NOT:  {{.}}
 
 // STRIPING-NOT:  Traceback
-// STRIPING:      {{^}}cascade-opt: error: cascade-plan: striping must be one of none, h, hw, got 'diagonal'{{$}}
+// STRIPING:      {{^}}cascade-opt: error: cascade-plan: striping must be one of none, h, hw, c, hc, hwc, got 'diagonal'{{$}}
 // STRIPING-NOT:  {{.}}
 
 // STRING-NOT:  Traceback

@@ -1,14 +1,15 @@
-// ethosu-pipeline cuts row stripes by default; striping=hw also tries stripes of rows and
-// columns (the program of test/passes/cascade_plan/patches_2d.mlir, with output scales that
+// ethosu-pipeline cuts stripes of rows and of channels by default (striping=hc); striping=hw
+// tries stripes of rows and columns (the program of test/passes/cascade_plan/patches_2d.mlir, with output scales that
 // keep its values apart).
 //
 // x: 1x16x16x16 -> %t0 = conv 1x1 (64 ch) -> %t1 = depthwise 3x3 pad 1 -> %out = conv 1x1 (16 ch).
 // In rows the least is 1-row stripes: x and %out 4096 each, 3 rows of %t0 and 1 of %t1 (1024
 // each): 12288. In 1 x 1 patches, both intermediates recomputed: 4096 + 4096 + 3*3*64 + 64 = 8832.
 //
-// Rows by default: 9000 bytes are too few, and the message says which stripes were tried.
+// Rows (or channels, which cannot help here: the last 1x1 convolution reads every channel of
+// %t1) by default: 9000 bytes are too few, and the message says which stripes were tried.
 // RUN: not cascade-opt %s --ethosu-pipeline='accelerator=ethos-u55-128 sram-budget=9000' 2>&1 | filecheck %s --check-prefix=ROWS-TOO-SMALL
-// ROWS-TOO-SMALL: {{^}}cascade-opt: error: cascade-plan: @patches: sram-budget of 9000 bytes is too small: nn.conv2d at {{.*}}:{{[0-9]+}}:3 needs at least 12288 bytes (its smallest working set in stripes of rows, or of columns where an output is one row high; striping=hw also cuts columns){{$}}
+// ROWS-TOO-SMALL: {{^}}cascade-opt: error: cascade-plan: @patches: sram-budget of 9000 bytes is too small: nn.conv2d at {{.*}}:{{[0-9]+}}:3 needs at least 12288 bytes (its smallest working set in stripes of rows or of channels, or of columns where an output is one row high; striping=hwc also cuts columns){{$}}
 //
 // 12288 bytes fit rows; 9000 fit patches with striping=hw. Both lowered programs run on the
 // NPU's functional model bit-exact with the nn program (same seed, same output digest).

@@ -6,7 +6,8 @@
 // CHECK:      cascade passes:
 // CHECK:      --legalize-tosa {{ +}}convert TOSA operations to nn (options: fully-
 // CHECK:      --cascade-plan {{ +}}group nn operations into cascades
-// CHECK:      objective=min-sram|min-cycles striping=none|h|hw
+// CHECK:      objective=min-sram|min-cycles
+// CHECK-NEXT:   striping=none|h|hw|c|hc|hwc rolling-axes=h|hw
 // CHECK:      --rolling-buffer {{ +}}turn intermediates inside cascades into rolling
 // CHECK:      --allocate-memory {{ +}}place every buffer at an SRAM offset (options:
 // CHECK:      --lower-to-ethosu {{ +}}lower scheduled IR to ethosu NPU commands (options:

@@ -75,7 +75,7 @@ def test_flag_options_reach_the_pass_and_the_input_file_is_not_swallowed(valid_i
     driver = CascadeOptMain(args=["--cascade-plan=sram-budget=1000 accelerator=ethos-u55-128", valid_input])
     (plan,) = driver.pipeline.passes
     assert driver.args.input_file == valid_input
-    assert (plan.sram_budget, plan.accelerator, plan.striping) == (1000, "ethos-u55-128", "hw")
+    assert (plan.sram_budget, plan.accelerator, plan.striping) == (1000, "ethos-u55-128", "hwc")
 
 
 def test_flag_without_options_before_input_file_keeps_the_input_file(valid_input: str):

@@ -47,22 +47,24 @@ def _original(model: str) -> ModuleOp:
     return load_module(str(MODELS / f"{model}.tflite"))
 
 
-def _allocated(model: str, budget: int, accelerator: str = ACCELERATOR) -> ModuleOp:
-    return _allocate(_original(model).clone(), budget, accelerator)
+def _allocated(model: str, budget: int, accelerator: str = ACCELERATOR, striping: str = "hwc") -> ModuleOp:
+    return _allocate(_original(model).clone(), budget, accelerator, striping)
 
 
-def _allocate(module: ModuleOp, budget: int, accelerator: str = ACCELERATOR) -> ModuleOp:
+def _allocate(module: ModuleOp, budget: int, accelerator: str = ACCELERATOR, striping: str = "hwc") -> ModuleOp:
     ctx = Context()
-    CascadePlanPass(accelerator=accelerator, sram_budget=budget).apply(ctx, module)
+    CascadePlanPass(accelerator=accelerator, sram_budget=budget, striping=striping).apply(ctx, module)
     RollingBufferPass().apply(ctx, module)
     AllocateMemoryPass(accelerator=accelerator).apply(ctx, module)
     return module
 
 
 @functools.cache
-def _lowered(model: str, budget: int, fc_on_npu: bool = False, accelerator: str = ACCELERATOR) -> tuple[ModuleOp, int]:
+def _lowered(
+    model: str, budget: int, fc_on_npu: bool = False, accelerator: str = ACCELERATOR, striping: str = "hwc"
+) -> tuple[ModuleOp, int]:
     """The lowered module and how many stripe loops the allocated one had."""
-    module = _allocated(model, budget, accelerator)
+    module = _allocated(model, budget, accelerator, striping)
     loops = sum(isinstance(op, ForStripesOp) for op in module.walk())
     LowerToEthosUPass(accelerator=accelerator, fc_on_npu=fc_on_npu).apply(Context(), module)
     return module, loops
@@ -544,8 +546,9 @@ def test_every_slice_fits_its_half_of_the_buffer(model: str, budget: int, accele
     # more than 1/8 of the whole, and a two-core U65-512 keeps one stream and one set of
     # records per core. The planner sizes each half for the largest slice, so no operator
     # falls back to reading its weights from flash: every SRAM weight buffer is filled by one
-    # DMA (all cores' constants together), or one per slice.
-    planned = _allocated(model, budget, accelerator)
+    # DMA (all cores' constants together), or one per slice. Rows and columns only: in channel
+    # stripes mbv1_025_96 runs its large-weight operators in cascades that stream the weights.
+    planned = _allocated(model, budget, accelerator, "hw")
     expected = 0
     for op in planned.walk():
         if "cascade.weights_placement" not in op.attributes or isinstance(op, nn.FullyConnectedOp):
@@ -554,7 +557,7 @@ def test_every_slice_fits_its_half_of_the_buffer(model: str, budget: int, accele
         channels = op.results[0].type.get_shape()[-1]  # type: ignore[union-attr]
         expected += -(-channels // depth.value.data) if depth is not None else 1  # type: ignore[union-attr]
     assert any("cascade.weight_slice_depth" in op.attributes for op in planned.walk())
-    module, _ = _lowered(model, budget, accelerator=accelerator)
+    module, _ = _lowered(model, budget, accelerator=accelerator, striping="hw")
     function = next(f for f in module.ops if isinstance(f, FuncOp))
     sram = NpuRegions.of_function(function).sram  # region 2 on U65, where the plan spills graph I/O
     copies = [c for s in _streams(module) for c in s.commands if isinstance(c, ethosu.DmaOp) and c.dest.region == sram]
@@ -647,3 +650,26 @@ def test_mbv2_100_224_cut_in_224_912_bytes_runs_bit_exact_on_the_npu() -> None:
         comparison = compare_lowered(cut, module, seed_inputs)
         assert not comparison.mismatches
         assert all(informative for _, _, informative in comparison.outputs), comparison.outputs
+
+
+@pytest.mark.parametrize(
+    ("model", "budget", "accelerator"),
+    [("mbv2_035_96", 60000, ACCELERATOR), ("ds_cnn_kws_nosoftmax", 20000, "ethos-u65-256")],
+)
+def test_channel_cascades_run_bit_exact_on_the_functional_model(model: str, budget: int, accelerator: str) -> None:
+    """Cascades cut into stripes of channels, lowered: each stripe's slice of an intermediate
+    lands at channel 0 of its recompute buffer (in 16-channel bricks), and the operators after
+    it read it there, with their own slice of weights from flash. mbv2_035_96 is cut after its
+    last varied tensor (its deeper ones saturate); ds_cnn_kws's head (a pointwise convolution
+    and the global mean) runs in channel stripes on U65-256."""
+    program = _varied(model) if model == "mbv2_035_96" else _original(model)
+    module = _allocate(program.clone(), budget, accelerator)
+    loops = [op for op in module.walk() if isinstance(op, ForStripesOp)]
+    rank = [len(loop.results[0].type.get_shape()) for loop in loops]  # type: ignore[union-attr]
+    along_channels = [loop for loop, r in zip(loops, rank, strict=True) if loop.rolling_axis() == r - 1]
+    assert along_channels
+    LowerToEthosUPass(accelerator=accelerator).apply(Context(), module)
+    for seed in (0, 1):
+        comparison = compare_lowered(program, module, _inputs(model, seed))
+        assert not comparison.mismatches
+        assert comparison.informative == len(comparison.outputs) + len(comparison.read)

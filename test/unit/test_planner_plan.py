@@ -9,6 +9,7 @@ import pytest
 
 from cascade.passes.planner.placement import max_live, place
 from cascade.passes.planner.plan import PlanningError, PlanOptions, _fastest_realized, plan_program
+from cascade.passes.planner.program import CHANNELS
 from cascade.passes.planner.testing import AnalyticalCost, ToyProgram
 
 
@@ -311,3 +312,27 @@ def test_too_slow_plans_are_realized_only_until_the_fastest_is_known():
     assert min((entry.cycles, entry.peak) for entry in realized) == (125, 3)
     # A plan realized before bounds them too: none can take fewer than 90 cycles here.
     assert _fastest_realized(plans, None, fewest=90) == []  # type: ignore[arg-type]
+
+
+def pooled_head() -> ToyProgram:
+    # x 1x8x8x8 -> conv 1x1 (64 ch) -> global mean (1x64). x is 512 bytes, the convolution's
+    # output 8*8*64 = 4096, the mean's 64.
+    program = ToyProgram((1, 8, 8, 8))
+    program.mean(program.conv(program.x, 1, channels=64))
+    return program
+
+
+@pytest.mark.parametrize("striping", ["c", "hc", "hwc"])
+def test_channel_stripes_cut_a_convolution_feeding_a_global_mean(striping):
+    # Rows cannot cut the mean (it reads every row), so without channel stripes the peak is the
+    # convolution alone, x + its output = 4608. In channel stripes of 16 (the smallest tried,
+    # the NPU's granule) the cascade holds x, an 8x8x16 slice (1024) and the mean's output:
+    # 512 + 1024 + 64 = 1600; its weights stream, each slice once.
+    assert plan_program(pooled_head(), COST, PlanOptions(objective="min-sram", striping="hw")).peak == 4608
+    result = plan_program(pooled_head(), COST, PlanOptions(objective="min-sram", striping=striping))
+    assert result.peak == 1600
+    (cascade,) = result.cascades
+    assert (cascade.first, cascade.sink, cascade.config.order, cascade.config.sizes) == (0, 1, (CHANNELS,), (16,))
+    assert not cascade.weights_in_sram
+    with pytest.raises(PlanningError, match=r"nn.conv2d 't0' needs at least 1600 bytes"):
+        plan_program(pooled_head(), COST, PlanOptions(sram_budget=1599, striping=striping))

@@ -18,7 +18,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from cascade.dialects.access import Region
-from cascade.passes.planner.program import ProgramGraph
+from cascade.passes.planner.program import CHANNELS, ProgramGraph
 from cascade.passes.planner.stripes import CascadeGeometry, StripeConfig, simulate_axis
 from cascade.passes.planner.testing import ToyProgram
 
@@ -308,3 +308,116 @@ def test_tracks_memoised_on_the_graph_are_those_computed_afresh(case):
             expected = CascadeGeometry.build(fresh, first, sink, config, modes).tracks
             assert CascadeGeometry.build(shared, first, sink, config, modes).tracks == expected
             assert simulate_axis(shared, sink, first, 1, 1, modes) == simulate_axis(fresh, sink, first, 1, 1, modes)
+
+
+# --------------------------------------------------------------------------- #
+# Channel stripes: random channel-wise chains against a brute force over every axis
+# --------------------------------------------------------------------------- #
+
+
+def _all_cells(region: Region) -> set[tuple[int, ...]]:
+    return set(itertools.product(*(range(lo, lo + size) for lo, size in zip(region.offset, region.shape, strict=True))))
+
+
+def brute_force_channels(geometry: CascadeGeometry) -> None:
+    """Execute a cascade striped on channels cell by cell, on every axis: each intermediate is
+    recomputed, so every read at a stripe must find its cell computed at that very stripe; boxes
+    lie in bounds and fit their buffers; the sink's cells are computed exactly once."""
+    graph = geometry.graph
+    sink_writes: dict[tuple[int, ...], int] = {}
+    for stripe in geometry.stripe_indices():
+        current: dict[int, set[tuple[int, ...]]] = {}
+        for op in geometry.ops:
+            box = geometry.computed_box(op, stripe)
+            if box is None:
+                continue
+            assert Region.full(graph.output_shape(op)).contains(box), f"op {op} stripe {stripe}: {box} out of bounds"
+            if op != geometry.sink:
+                limit = geometry.buffer_shape(op)
+                assert all(b <= lim for b, lim in zip(box.shape, limit, strict=True)), "box exceeds buffer"
+            for operand in graph.operands[op]:
+                if operand.producer < geometry.first:
+                    continue
+                read = operand.relation.input_region(box, operand.tensor.shape)
+                missing = _all_cells(read) - current.get(operand.producer, set())
+                if missing:
+                    raise Gap(operand.producer, f"op {op} stripe {stripe} reads {min(missing)}: not computed")
+            cells = _all_cells(box)
+            if op == geometry.sink:
+                for cell in cells:
+                    sink_writes[cell] = sink_writes.get(cell, 0) + 1
+            else:
+                current[op] = cells
+    assert set(sink_writes) == _all_cells(Region.full(graph.output_shape(geometry.sink))), "sink not covered"
+    assert set(sink_writes.values()) == {1}, "a sink cell is computed twice"
+
+
+@st.composite
+def channel_cascades(draw: st.DrawFn) -> tuple[ToyProgram, int]:
+    """A chain a channel cascade can run: perhaps a convolution first, then channel-wise
+    operators (depthwise, pool, add of a tensor of the chain, upscale), perhaps a global mean
+    last; and a stripe depth."""
+    program = ToyProgram((1, draw(st.integers(2, 6)), draw(st.integers(2, 6)), draw(st.integers(1, 6))))
+    current = program.x
+    if draw(st.booleans()):
+        current = program.conv(current, draw(st.integers(1, 3)), pad=1, channels=draw(st.integers(1, 9)))
+    chain = [current]
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["dw", "pool", "add", "upscale"]))
+        if kind == "add" and program.ops:
+            current = program.add(current, draw(st.sampled_from(chain)))
+        elif kind == "upscale" and current.shape[1] <= 4:
+            current = program.upscale(current, 2)
+        else:
+            kernel = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+            stride = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+            name = "depthwise_conv2d" if kind == "dw" else "pool2d"
+            current = program.window(current, name, kernel, stride, (1, 1, 1, 1))
+        chain.append(current)
+    if draw(st.booleans()):
+        current = program.mean(current)
+    assume(len(program.ops) >= 2)
+    return program, draw(st.integers(1, current.shape[-1]))
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(channel_cascades())
+def test_random_channel_cascades_read_only_computed_cells(case):
+    program, depth = case
+    graph = ProgramGraph.build(program)
+    sink = graph.size - 1
+    # Every operator joins: a convolution only opens the chain, all others read channel-wise.
+    assert graph.channel_range_start_limit(sink, 24) == 0
+    for first in range(sink):
+        geometry = CascadeGeometry.build(graph, first, sink, StripeConfig((CHANNELS,), (depth,)), frozenset())
+        assert geometry.recompute == frozenset(range(first, sink))
+        brute_force_channels(geometry)
+        for op in range(first, sink):
+            # Whole rows and columns, the stripe's channels: no larger than what a stripe needs.
+            shape = graph.output_shape(op)
+            needed = [geometry.required_box(op, s) for s in geometry.stripe_indices()]
+            assert geometry.buffer_shape(op) == (*shape[:-1], max(box.shape[-1] for box in needed if box is not None))
+
+
+def test_a_convolution_opens_a_channel_cascade_but_cannot_continue_one():
+    program = ToyProgram((1, 6, 6, 8))
+    a = program.conv(program.x, 1, channels=16)  # op 0
+    b = program.dw(a, 3, pad=1)  # op 1
+    c = program.conv(b, 1, channels=32)  # op 2: each output channel reads all of b's
+    d = program.dw(c, 3, pad=1)  # op 3
+    program.mean(d)  # op 4
+    graph = ProgramGraph.build(program)
+    assert graph.channel_range_start_limit(4, 24) == 2
+    assert graph.channel_range_start_limit(1, 24) == 0
+    assert graph.channel_range_start_limit(4, 2) == 3  # at most two operators
+    # The mean has no rows or columns to cut: it never joins a cascade of row stripes.
+    assert graph.range_start_limit(4, 24) == 4
+    assert not graph.stripable[4]
+    assert graph.channel_stripable[4]
+    # Channel slices of 3 over the last cascade: stripes cover channels 0-2, ..., 30-31.
+    geometry = CascadeGeometry.build(graph, 2, 4, StripeConfig((CHANNELS,), (3,)), frozenset())
+    assert geometry.num_stripes() == (11,)
+    assert geometry.buffer_shape(2) == (1, 6, 6, 3)
+    assert geometry.computed_box(4, (10,)) == Region((0, 30), (1, 2))
+    assert geometry.computed_box(3, (10,)) == Region((0, 0, 0, 30), (1, 6, 6, 2))
+    brute_force_channels(geometry)

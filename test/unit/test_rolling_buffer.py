@@ -82,7 +82,7 @@ def test_every_rolling_intermediate_gets_a_buffer_of_the_planner_depth(path, opt
     for loop in loops:
         # The stripe index is explicit, one block argument per striped axis, named after it.
         assert len(loop.stripe_index_args) == len(loop.get_stripe_order())
-        assert {a.name_hint for a in loop.stripe_index_args} <= {"row", "col"}
+        assert {a.name_hint for a in loop.stripe_index_args} <= {"row", "col", "chan"}
         for _, stripe in loop.striped_ops():
             assert isinstance(stripe.offset.data, AffineMap)
             assert stripe.num_stripe_dims == len(loop.get_stripe_order())
