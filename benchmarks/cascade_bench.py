@@ -375,8 +375,8 @@ def _plan_costs(result: Any, cost: Any) -> tuple[dict[str, int], int, list[dict[
 
 
 def _stripe_rows(result: Any) -> list[dict[str, Any]]:
-    """For each multi-operator cascade, each operator's computed rows (outer striped axis, or
-    rows when unstriped) at every stripe, in execution order."""
+    """For each multi-operator cascade, each operator's computed rows (outer striped axis:
+    rows, columns or channels; rows when unstriped) at every stripe, in execution order."""
     cascades = []
     for index, cascade in enumerate(result.cascades):
         if cascade.size < 2:
@@ -403,7 +403,7 @@ def _stripe_rows(result: Any) -> list[dict[str, Any]]:
             {
                 "index": index,
                 "stripes": geometry.config.describe(),
-                "axis": "rows" if axis == 1 else "columns",
+                "axis": {1: "rows", 2: "columns"}.get(axis, "channels"),
                 "ops": ops,
             }
         )

@@ -96,7 +96,7 @@ from cascade.passes.planner.graph import OpInfo, TensorInfo
 from cascade.passes.planner.memory import Step, plan_buffers, proportional_slice_bytes, spilled_buffers
 from cascade.passes.planner.placement import Buffer
 from cascade.passes.planner.plan import PlanningError, PlanOptions, PlanResult, describe_op, plan_program
-from cascade.passes.planner.program import ProgramGraph, axes_of
+from cascade.passes.planner.program import CHANNELS, ProgramGraph, axes_of
 from cascade.passes.planner.search import reporting_progress
 from cascade.passes.planner.stripes import CascadeGeometry, StripeConfig
 
@@ -624,7 +624,7 @@ def check_striping(graph: ProgramGraph, step: Step, nn_ops: Sequence[nn.NNOperat
     """Raise a DiagnosticException naming the operator of `step` (a cascade; `nn_ops`: the
     operators `graph` indexes) that cannot run in the stripes the cascade cuts (a hand-written
     group of a 1x1 convolution reading another in channel stripes, say)."""
-    problem = graph.stripe_problem(step.first, step.sink, step.config.order)
+    problem = graph.stripe_problem(step.first, step.sink, step.config.order, step.recompute)
     if problem is None:
         return
     op, reason = problem
@@ -757,6 +757,12 @@ def stripe_attr(geometry: CascadeGeometry, op: int) -> StripeAttr:
             size = extent
             starts = [0 for _ in track.required]
             clean = [True for _ in track.required]
+        elif axis == CHANNELS:
+            # Channels read channel by channel: no padding clips them, only the last stripe
+            # may be short.
+            size = track.max_required
+            starts = [None if iv is None else iv[0] for iv in track.required]
+            clean = [iv is not None and iv[1] - iv[0] + 1 == size for iv in track.required]
         else:
             size = track.max_required
             starts = [None if iv is None else iv[0] for iv in track.required]

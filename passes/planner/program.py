@@ -263,10 +263,13 @@ class ProgramGraph:
             first = candidate
         return first
 
-    def stripe_problem(self, first: int, sink: int, order: Sequence[int]) -> tuple[int, str] | None:
+    def stripe_problem(
+        self, first: int, sink: int, order: Sequence[int], recompute: frozenset[int] = frozenset()
+    ) -> tuple[int, str] | None:
         """Why cascade `[first, sink]` cannot run in stripes cut along `order` (planner axes:
-        `SPATIAL_AXES` or `CHANNELS`), as the operator at fault and the reason; None if it can.
-        A hand-written cascade may ask for what the planner never plans."""
+        `SPATIAL_AXES` or `CHANNELS`) with the intermediates in `recompute` recomputed and the
+        others rolling, as the operator at fault and the reason; None if it can. A hand-written
+        cascade may ask for what the planner never plans."""
         if first == sink or not order:
             return None
         if any(axis not in STRIPE_AXES for axis in order):
@@ -274,6 +277,12 @@ class ProgramGraph:
         if CHANNELS in order and len(order) > 1:
             return sink, "a cascade is cut along channels or along rows and columns, not both"
         channels = CHANNELS in order
+        rolling = [op for op in range(first, sink) if op not in recompute]
+        if channels and rolling:
+            return rolling[0], (
+                "its result is marked rolling, but channel stripes do not overlap: a cascade striped on "
+                "channels recomputes every intermediate"
+            )
         flags = self.channel_stripable if channels else self.stripable
         for op in range(first, sink + 1):
             if not flags[op]:
@@ -328,6 +337,8 @@ def _is_channel_stripable(op: OpInfo) -> bool:
         return False
     out_channels = len(op.output.shape) - 1
     for tensor, relation in zip(op.inputs, op.input_relations, strict=True):
+        if not tensor.shape:
+            continue  # a scalar: the same for every channel
         channels = len(tensor.shape) - 1
         for input_axis, row in enumerate(relation.matrix):
             reads_output_channels = out_channels < len(row) and row[out_channels] != 0

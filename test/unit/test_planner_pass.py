@@ -29,11 +29,14 @@ from cascade.passes.cascade_plan import (
     scheduled_geometry,
     scheduled_program,
 )
+from cascade.passes.planner.from_nn import program_from_module
 from cascade.passes.planner.placement import place
+from cascade.passes.planner.program import CHANNELS, ProgramGraph
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "test" / "models"
 LIT = ROOT / "test" / "passes" / "cascade_plan"
+INPUTS = ROOT / "test" / "Inputs"
 
 
 def run(module: ModuleOp, inputs: list[np.ndarray]) -> tuple[list[np.ndarray], dict[object, np.ndarray]]:
@@ -107,18 +110,28 @@ def test_buffers_rebuilt_from_ir_place_to_the_predicted_peak(model, objective):
             assert unit.get_peak_sram_bytes() == max(placement.offsets[b.name] + b.size for b in live)
 
 
+def _source(model: str) -> ModuleOp:
+    """A test model, or a program of test/Inputs (a `.mlir` name)."""
+    return load_module(INPUTS / model if model.endswith(".mlir") else MODELS / model)
+
+
 @pytest.mark.parametrize(
-    ("model", "objective"), [("resnet8_nosoftmax.tflite", "min-sram"), ("mbv1_025_96.tflite", None)]
+    ("model", "objective"),
+    [("resnet8_nosoftmax.tflite", "min-sram"), ("mbv1_025_96.tflite", None), ("head_40.mlir", "min-sram")],
 )
 def test_stripe_maps_describe_the_stripes_away_from_the_edges(model, objective):
-    planned = plan(load_module(MODELS / model), objective=objective)
+    """Rows and columns: every stripe no edge of the tensor clips. Channels, which no padding
+    clips: every stripe, the short last one included."""
+    planned = plan(_source(model), objective=objective)
     function = main_function(planned)
     groups = [op for op in function.body.block.ops if isinstance(op, GroupOp)]
     assert groups
+    if model == "head_40.mlir":
+        assert [(g.get_stripe_order(), g.get_stripe_shape()) for g in groups] == [((1,), (1, 16))]
     checked = 0
     for group in groups:
         geometry = scheduled_geometry(function, group)
-        order = group.get_stripe_order()
+        clipped_axes = [axis for axis in geometry.config.order if axis != CHANNELS]
         members = [op for op in group.body.block.ops if isinstance(op, nn.NNOperation)]
         for offset, member in enumerate(members):
             op = geometry.first + offset
@@ -129,7 +142,7 @@ def test_stripe_maps_describe_the_stripes_away_from_the_edges(model, objective):
             for index in group.stripe_indices():
                 held = geometry.held_box(op, index)
                 if held is None or any(
-                    held.offset[a] == 0 or held.offset[a] + held.shape[a] == shape[a] for a in order
+                    held.offset[a] == 0 or held.offset[a] + held.shape[a] == shape[a] for a in clipped_axes
                 ):
                     continue  # clipped by an edge of the tensor
                 start, size = stripe.region_of(index, shape)
@@ -139,6 +152,17 @@ def test_stripe_maps_describe_the_stripes_away_from_the_edges(model, objective):
                     assert size == held.shape, (member.name, index)
                 checked += 1
     assert checked > 0
+
+
+def test_a_scalar_operand_neither_stops_planning_nor_channel_stripes():
+    """A rank-0 operand (an add of a scalar argument) reads the same value for every channel."""
+    module = load_module(INPUTS / "scalar_add.mlir")
+    for striping in ("none", "h", "hwc"):
+        planned = plan(module, striping=striping)
+        assert sum(isinstance(op, nn.AddOp) for op in planned.walk()) == 1
+    (info,) = program_from_module(module).ops
+    assert ProgramGraph.build(program_from_module(module)).channel_stripable == (True,)
+    assert len(info.inputs) == 2
 
 
 def test_lit_example_computes_the_same():
