@@ -313,7 +313,11 @@ class _Segment:
         self.weight_copies: set[Operation] = set()
         """The DMAs that copy an operator's weights from flash into its SRAM buffer and may run
         during the step before (for weights in slices: the first two)."""
-        self.last: dict[Operation, tuple[int, bytes]] = {}
+        self.last: dict[Operation, tuple[int, bytes, tuple[tuple[int, int], ...] | None]] = {}
+        """Per operator lowered stripe by stripe: the flash address and bytes of its last
+        stripe's constants, and the channels (first, count) of its boxes."""
+        self.shared_across_channels: dict[Operation, bool] = {}
+        """Whether an operator's stripes of other channels reused the previous constants."""
 
     def lower(
         self,
@@ -366,17 +370,24 @@ class _Segment:
                 self.weight_copies.add(dma)
                 self.sram_weight_ops += 1
                 return lowered.stripes
+        channels = tuple((box.c, box.depth) for box in boxes) if boxes is not None else None
         previous = self.last.get(op) if reuse else None
-        if previous is not None:
+        other_channels = previous is not None and previous[2] != channels
+        if previous is not None and (not other_channels or self.shared_across_channels.get(op, True)):
             # Stripes lowered one by one: reuse the constants of the previous stripe when they
-            # are the same bytes (the encoding does not depend on the address).
+            # are the same bytes (the encoding does not depend on the address). Stripes of
+            # other channels usually read other weights: once that failed for an operator,
+            # its next channel stripes are not tried (each would be lowered twice); a mean's
+            # constants are the same for every slice.
             lowered = lower(previous[0])
+            if other_channels:
+                self.shared_across_channels[op] = lowered.constant_data == previous[1]
             if lowered.constant_data == previous[1]:
                 return lowered.stripes
         address = len(self.flash)
         lowered = lower(address)
         self.flash += lowered.constant_data
-        self.last[op] = (address, lowered.constant_data)
+        self.last[op] = (address, lowered.constant_data, channels)
         return lowered.stripes
 
     def _lower_sliced(
