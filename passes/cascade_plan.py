@@ -757,16 +757,14 @@ def stripe_attr(geometry: CascadeGeometry, op: int) -> StripeAttr:
             size = extent
             starts = [0 for _ in track.required]
             clean = [True for _ in track.required]
-        elif axis == CHANNELS:
-            # Channels read channel by channel: no padding clips them, only the last stripe
-            # may be short.
-            size = track.max_required
-            starts = [None if iv is None else iv[0] for iv in track.required]
-            clean = [iv is not None and iv[1] - iv[0] + 1 == size for iv in track.required]
         else:
             size = track.max_required
             starts = [None if iv is None else iv[0] for iv in track.required]
-            clean = [iv is not None and 0 < iv[0] and iv[1] < extent - 1 for iv in track.required]
+            if axis == CHANNELS:
+                # No padding clips channels: every stripe but a short last one is steady.
+                clean = [iv is not None and iv[1] - iv[0] + 1 == size for iv in track.required]
+            else:
+                clean = [iv is not None and 0 < iv[0] and iv[1] < extent - 1 for iv in track.required]
         shape[axis] = max(size, 1)
         if axis in order:
             results[axis] = _fit_expr(starts, clean, order.index(axis))

@@ -5,9 +5,10 @@
 is `cascade-plan{accelerator sram-budget system-config memory-mode reorder striping fc-on-npu}`,
 `rolling-buffer`, `allocate-memory{accelerator}` and `lower-to-ethosu{accelerator}` in order
 (`stages`), the plan restricted to rolling buffers along rows, the only ones lower-to-ethosu
-lowers, and by default to stripes of rows and of channels (`EthosUPipelinePass.striping`). The names are
-checked before any work (as cascade-estimate does). `system-config` and `memory-mode` (Vela's
-vela.ini section names) price the plan and are recorded on every `ethosu.command_stream`.
+lowers, and by default to stripes of rows and of channels (`EthosUPipelinePass.striping`).
+The names are checked before any work (as cascade-estimate does). `system-config` and
+`memory-mode` (Vela's vela.ini section names) price the plan and are recorded on every
+`ethosu.command_stream`.
 """
 
 from dataclasses import dataclass
@@ -45,12 +46,12 @@ class EthosUPipelinePass(ModulePass):
     Channel stripes reach what rows cannot (a head's convolution and its global mean). Against
     rows alone (`h`), on six benchmark models (the `_nosoftmax` twins left out; U55-128 and
     U65-256, without a budget and at Vela Size's peak, 2026-12-07) 15 of 24 plans kept their
-    peak and cycles. mbv1_025_96 on
-    U55-128 ran 0.8 % faster at the same peak; four plans moved by less than 0.1 %. Without a
-    budget on U65-256, ds_cnn_kws and mbv2_100_224 found 13 % and 30 % smaller peaks (2.1 %
-    and 0.5 % slower, within the 5 % the choice allows), while mbv1_100_224 chose a plan of
-    17,904 bytes, 0.4 % faster, over one of 1,520 (both keep all else in DRAM). Planning took
-    as long.
+    peak and cycles. mbv1_025_96 on U55-128 ran 0.8 % faster at the same peak; four plans
+    moved by less than 0.1 %. Without a budget on U65-256, ds_cnn_kws and mbv2_100_224 found
+    13 % and 30 % smaller peaks (2.1 % and 0.5 % slower, within the 5 % the choice allows),
+    while mbv1_100_224 chose a plan of 17,904 bytes, 0.4 % faster, over one of 1,520 (both
+    keep all else in DRAM). Planning took as long; lowering each channel stripe on its own
+    took longer (mbv1_100_224 for U55-128: 0.25 -> 0.45 s).
 
     Columns (`hw`, `hwc`): on 2026-12-02, 23 of 32 plans came out the same with rows and
     columns while planning took 1.4 to 3.6 times as long on the MobileNets (mbv2_100_224 at

@@ -335,7 +335,7 @@ def _is_channel_stripable(op: OpInfo) -> bool:
     rank = len(op.output.shape)
     if rank not in (2, 4) or (rank == 2 and any(len(tensor.shape) != 4 for tensor in op.inputs)):
         return False
-    out_channels = len(op.output.shape) - 1
+    out_channels = rank - 1
     for tensor, relation in zip(op.inputs, op.input_relations, strict=True):
         if not tensor.shape:
             continue  # a scalar: the same for every channel

@@ -126,7 +126,6 @@ from cascade.passes.planner.stripes import (
     CascadeGeometry,
     PriceClass,
     StripeConfig,
-    cascade_tracks,
 )
 
 STRIPE_COUNTS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256)
@@ -1200,10 +1199,7 @@ class Candidates:
         return replace(point, compute=sum(c for c, _ in schedule), schedule=tuple(schedule))
 
     def _geometry(self, sink: int, start: int, config: StripeConfig, recompute: frozenset[int]) -> CascadeGeometry:
-        if not config.order or config.along_channels:
-            recompute = frozenset(range(start, sink))
-        tracks = cascade_tracks(self.graph, start, sink, config, recompute)
-        return CascadeGeometry(self.graph, start, sink, config, recompute, tracks)
+        return CascadeGeometry.build(self.graph, start, sink, config, recompute)
 
 
 def _with_slice_shares(
